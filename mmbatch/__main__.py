@@ -1,0 +1,5 @@
+"""Allow ``python -m mmbatch``."""
+
+from mmbatch.cli import main
+
+raise SystemExit(main())

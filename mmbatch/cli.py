@@ -1,0 +1,74 @@
+"""The ``mmbatch`` command line: parses options and calls a stage; nothing else.
+
+Each command lives in ``mmbatch/commands/<name>.py`` and provides ``register(subparsers)`` (its options) and
+``run(args) -> int`` (its exit status). Command modules import only light packages at top level, so building the
+parser stays fast; heavy imports happen inside ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from mmbatch import __version__
+from mmbatch.errors import MmbatchError
+from mmbatch.options import apply_environment_defaults
+
+COMMANDS: dict[str, str] = {
+    "prepare": "mmbatch.commands.prepare",
+    "infer": "mmbatch.commands.infer",
+    "merge": "mmbatch.commands.merge",
+    "extract": "mmbatch.commands.extract",
+    "score": "mmbatch.commands.score",
+    "report": "mmbatch.commands.report",
+    "import": "mmbatch.commands.import_",
+    "export": "mmbatch.commands.export",
+    "validate": "mmbatch.commands.validate",
+    "run": "mmbatch.commands.run",
+}
+"""Command name -> module. A module that is not installed yet is left out of the parser."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full parser, with every option's default also read from ``MMBATCH_<OPTION>``."""
+    parser = argparse.ArgumentParser(
+        prog="mmbatch",
+        description="Evaluate multimodal LLMs on MMBench, MME and SEED-Bench in four resumable stages.",
+        epilog="Every option also reads MMBATCH_<OPTION> (e.g. MMBATCH_BATCH_SIZE). Exit status: 0 all rows done, "
+        "2 bad input or usage, 3 finished with failed rows.",
+    )
+    parser.add_argument("--version", action="version", version=f"mmbatch {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, module_name in COMMANDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        sub = module.register(subparsers)
+        sub.set_defaults(_run=module.run)
+        apply_environment_defaults(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``mmbatch`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args))
+    except MmbatchError as exc:
+        from mmbatch.console import error_console
+
+        error_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

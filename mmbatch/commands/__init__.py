@@ -1,0 +1,1 @@
+"""One module per command: ``register(subparsers)`` adds its options, ``run(args)`` returns its exit status."""

@@ -1,0 +1,49 @@
+"""Errors that end a command with a documented exit status.
+
+Exit statuses (contract.md): 0 all rows done; 2 bad input or usage; 3 finished but some rows failed;
+anything else is a crash. Commands raise :class:`BadInputError` for status 2; status 3 is a return value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_ROWS_FAILED = 3
+
+
+class MmbatchError(Exception):
+    """Base class of the errors mmbatch reports as one clear line instead of a traceback."""
+
+    exit_code = 1
+
+
+class BadInputError(MmbatchError):
+    """The input or the options are wrong; the message names the file, the row ``index`` and the column."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        index: object | None = None,
+        column: str | None = None,
+    ) -> None:
+        self.reason = message
+        self.path = None if path is None else str(path)
+        self.index = index
+        self.column = column
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.index is not None:
+            where.append(f"row index={self.index}")
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        return f"{': '.join(where)}: {self.reason}" if where else self.reason

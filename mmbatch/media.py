@@ -1,0 +1,117 @@
+"""Images and videos a row points at: base64 payloads, references and files under ``--media-root``.
+
+Everything a model will see is checked here before it is used: base64 that does not decode, bytes that are not an
+image, images over the pixel limit (decompression bombs), paths that escape the media root, missing files.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import io
+import json
+from pathlib import Path
+
+from PIL import Image
+
+from mmbatch.errors import BadInputError
+
+DEFAULT_MAX_PIXELS = 64_000_000
+"""Largest image (width x height) accepted by default; larger files are refused as likely decompression bombs."""
+
+MAX_REFERENCE_LENGTH = 64
+"""An ``image`` cell this short is a reference to another row's ``index`` (protocols.md §1)."""
+
+
+def is_reference(cell: str) -> bool:
+    """Whether an ``image`` cell is a reference to another row rather than a payload."""
+    return len(cell) <= MAX_REFERENCE_LENGTH
+
+
+def split_image_cell(cell: str) -> list[str]:
+    """The base64 payloads of an ``image`` cell: one, or several written as a Python/JSON list string."""
+    text = cell.strip()
+    if text.startswith("[") and text.endswith("]"):
+        try:
+            items = ast.literal_eval(text)  # a literal parser, never eval
+        except (ValueError, SyntaxError):
+            return [cell]
+        if isinstance(items, list) and all(isinstance(item, str) for item in items):
+            return items
+    return [cell]
+
+
+def decode_base64_image(payload: str) -> bytes:
+    """The bytes of a base64 payload (``data:`` URL prefixes allowed).
+
+    Raises:
+        ValueError: the text is not valid base64.
+    """
+    if payload.startswith("data:") and "," in payload:
+        payload = payload.split(",", 1)[1]
+    try:
+        return base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        # Some producers wrap base64 in lines; accept whitespace, nothing else.
+        try:
+            return base64.b64decode("".join(payload.split()), validate=True)
+        except (binascii.Error, ValueError):
+            raise ValueError(f"undecodable base64 ({exc})") from exc
+
+
+def check_image_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[int, int]:
+    """Verify that ``data`` is a complete image within the pixel limit; return its (width, height).
+
+    Raises:
+        ValueError: corrupt or truncated image, or more than ``max_pixels`` pixels.
+    """
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            width, height = image.size
+            if width * height > max_pixels:
+                raise ValueError(f"image of {width}x{height} pixels is over the limit of {max_pixels} pixels")
+            image.verify()
+    except ValueError:
+        raise
+    except Exception as exc:  # PIL raises many types for broken files
+        raise ValueError(f"not a readable image ({type(exc).__name__}: {exc})") from exc
+    return width, height
+
+
+def load_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
+    """Decode image bytes into an RGB PIL image (after the same checks as :func:`check_image_bytes`)."""
+    check_image_bytes(data, max_pixels)
+    with Image.open(io.BytesIO(data)) as image:
+        return image.convert("RGB")
+
+
+def media_paths(cell: str) -> list[str]:
+    """The relative paths in an ``image_path``/``video_path`` cell: one path or a JSON list of paths."""
+    text = cell.strip()
+    if text.startswith("["):
+        try:
+            items = json.loads(text)
+        except ValueError:
+            return [cell]
+        if isinstance(items, list):
+            return [str(item) for item in items]
+    return [cell]
+
+
+def resolve_media(root: str | Path, relative: str, *, source: str | Path | None = None,
+                  index: object | None = None, column: str | None = None) -> Path:
+    """The absolute path of ``relative`` under ``root``; it must stay inside ``root`` and exist.
+
+    Raises:
+        BadInputError: the path escapes the root (``../``, absolute paths, symlinks out) or is missing.
+    """
+    base = Path(root).resolve()
+    candidate = (base / relative).resolve()
+    if Path(relative).is_absolute() or not candidate.is_relative_to(base):
+        raise BadInputError(f"media path {relative!r} escapes --media-root {str(root)!r}",
+                            path=source, index=index, column=column)
+    if not candidate.is_file():
+        raise BadInputError(f"media file {relative!r} not found under --media-root {str(root)!r}",
+                            path=source, index=index, column=column)
+    return candidate

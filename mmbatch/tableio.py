@@ -1,0 +1,285 @@
+"""Reading and writing stage files: TSV, Parquet (and xlsx for reading), with metadata, atomically.
+
+One rule makes TSV and Parquet lossless both ways: an empty cell is null. Declared columns get their declared type
+(:mod:`mmbatch.schema.columns`), list columns travel as JSON text in TSV, and every other column is text, so option
+texts such as ``None`` or ``NA`` stay text. Metadata (the settings that produced the file) lives in the Parquet
+key-value metadata under ``mmbatch``, or for TSV in a sidecar ``FILE.tsv.meta.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch import __version__
+from mmbatch.errors import BadInputError
+from mmbatch.schema.columns import column_dtype
+
+METADATA_KEY = b"mmbatch"
+READ_FORMATS = (".tsv", ".parquet", ".xlsx")
+WRITE_FORMATS = (".tsv", ".parquet")
+
+_POLARS_TYPES: dict[str, pl.DataType] = {
+    "int64": pl.Int64(),
+    "float64": pl.Float64(),
+    "string": pl.String(),
+    "list[float64]": pl.List(pl.Float64()),
+    "list[int64]": pl.List(pl.Int64()),
+}
+
+
+@dataclass
+class Table:
+    """A stage file in memory: its rows and the metadata recorded by the stages that made it."""
+
+    frame: pl.DataFrame
+    """The rows."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """Settings of every stage so far, e.g. ``{"stage": "predictions", "prepare": {...}, "infer": {...}}``."""
+
+
+def file_format(path: str | Path, *, writing: bool = False) -> str:
+    """The format of ``path`` from its extension; a usage error for anything else."""
+    suffix = Path(path).suffix.lower()
+    allowed = WRITE_FORMATS if writing else READ_FORMATS
+    if suffix not in allowed:
+        verb = "write" if writing else "read"
+        raise BadInputError(f"cannot {verb} '{suffix or 'no extension'}' files; use one of {', '.join(allowed)}",
+                            path=path)
+    return suffix
+
+
+def polars_type(dtype: str) -> pl.DataType:
+    """The polars type of a declared logical type."""
+    return _POLARS_TYPES[dtype]
+
+
+# ----------------------------------------------------------------------------------------------------- reading
+
+
+def read_table(path: str | Path) -> Table:
+    """Read a stage file (or any MMBench-style TSV/xlsx) with declared columns typed.
+
+    Raises:
+        BadInputError: the file is missing, empty, not UTF-8, unparsable, or a typed column holds a bad value.
+    """
+    table = read_raw(path)
+    if file_format(path) != ".parquet":
+        table.frame = restore_types(table.frame, path=path)
+    return table
+
+
+def read_raw(path: str | Path) -> Table:
+    """Read a file as it is: Parquet typed as stored, TSV and xlsx as text (empty cells null)."""
+    path = Path(path)
+    fmt = file_format(path)
+    if not path.is_file():
+        raise BadInputError("no such file", path=path)
+    if path.stat().st_size == 0:
+        raise BadInputError("the file is empty", path=path)
+    if fmt == ".parquet":
+        return _read_parquet(path)
+    frame = _read_tsv(path) if fmt == ".tsv" else _read_xlsx(path)
+    if frame.height == 0 and frame.width <= 1:
+        raise BadInputError("the file has no rows", path=path)
+    return Table(frame.with_columns(pl.col(pl.String).replace("", None)), _read_sidecar(path))
+
+
+def _read_parquet(path: Path) -> Table:
+    import pyarrow.parquet as pq
+
+    try:
+        raw = pq.read_schema(path).metadata or {}
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # pyarrow/polars raise many types for a corrupt file
+        raise BadInputError(f"not a readable Parquet file ({exc})", path=path) from exc
+    metadata = json.loads(raw[METADATA_KEY]) if METADATA_KEY in raw else {}
+    return Table(frame, metadata)
+
+
+def _read_tsv(path: Path) -> pl.DataFrame:
+    _check_utf8(path)
+    try:
+        return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"')
+    except pl.exceptions.ComputeError:
+        # A stray quote at the start of an unquoted field breaks quoted parsing (protocols.md §1).
+        try:
+            return pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None)
+        except Exception as exc:
+            raise BadInputError(f"not a readable TSV file ({_first_line(exc)})", path=path) from exc
+    except pl.exceptions.NoDataError as exc:
+        raise BadInputError("the file is empty", path=path) from exc
+
+
+def _check_utf8(path: Path, chunk_size: int = 1 << 24) -> None:
+    """Fail clearly on a file that is not UTF-8, naming the line of the first bad byte."""
+    import codecs
+
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with path.open("rb") as handle:
+        while chunk := handle.read(chunk_size):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                line += chunk[: exc.start].count(b"\n")
+                raise BadInputError(
+                    f"the file is not UTF-8 (byte 0x{chunk[exc.start]:02x} on line {line}); re-save it as UTF-8",
+                    path=path,
+                ) from exc
+            line += chunk.count(b"\n")
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:
+            raise BadInputError("the file is not UTF-8 (it ends inside a character)", path=path) from exc
+
+
+def _read_xlsx(path: Path) -> pl.DataFrame:
+    try:
+        frame = pl.read_excel(path, infer_schema_length=0)
+    except Exception as exc:
+        raise BadInputError(f"not a readable xlsx file ({_first_line(exc)})", path=path) from exc
+    return frame.with_columns(pl.col(c).cast(pl.String) for c in frame.columns)
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def restore_types(frame: pl.DataFrame, *, path: str | Path | None = None) -> pl.DataFrame:
+    """Give text columns their declared types; empty text becomes null.
+
+    Raises:
+        BadInputError: naming the first row ``index`` and column whose value does not fit the declared type.
+    """
+    frame = frame.with_columns(pl.col(pl.String).replace("", None))
+    casts = []
+    for name in frame.columns:
+        dtype = column_dtype(name)
+        if dtype is None or dtype == "string" or frame.schema[name] != pl.String:
+            continue
+        casts.append(_cast_column(frame, name, dtype, path))
+    return frame.with_columns(casts) if casts else frame
+
+
+def _cast_column(frame: pl.DataFrame, name: str, dtype: str, path: str | Path | None) -> pl.Series:
+    text = frame[name]
+    if dtype.startswith("list["):
+        cast = text.str.json_decode(polars_type(dtype)) if text.null_count() < len(text) else text.cast(
+            polars_type(dtype))
+        return cast
+    stripped = text.str.strip_chars()
+    if dtype == "int64":
+        # Integers written by pandas/xlsx may come as "12.0".
+        cast = stripped.str.replace(r"\.0+$", "").cast(pl.Int64, strict=False)
+    else:
+        cast = stripped.cast(pl.Float64, strict=False)
+    bad = cast.is_null() & text.is_not_null()
+    if bad.any():
+        row = int(bad.arg_max() or 0)
+        index = frame["index"][row] if "index" in frame.columns and name != "index" else f"#{row}"
+        raise BadInputError(f"'{text[row]}' is not a valid {dtype} value", path=path, index=index, column=name)
+    return cast
+
+
+def _read_sidecar(path: Path) -> dict[str, Any]:
+    sidecar = metadata_sidecar(path)
+    if not sidecar.is_file():
+        return {}
+    try:
+        return dict(json.loads(sidecar.read_text(encoding="utf-8")))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"unreadable metadata sidecar ({exc})", path=sidecar) from exc
+
+
+def metadata_sidecar(path: str | Path) -> Path:
+    """Where the metadata of a TSV file lives."""
+    path = Path(path)
+    return path.with_name(path.name + ".meta.json")
+
+
+def read_metadata(path: str | Path) -> dict[str, Any]:
+    """Only the metadata of a stage file, without reading its rows."""
+    path = Path(path)
+    if file_format(path) == ".parquet":
+        import pyarrow.parquet as pq
+
+        raw = pq.read_schema(path).metadata or {}
+        return json.loads(raw[METADATA_KEY]) if METADATA_KEY in raw else {}
+    return _read_sidecar(path)
+
+
+# ----------------------------------------------------------------------------------------------------- writing
+
+
+def canonical(frame: pl.DataFrame) -> pl.DataFrame:
+    """The canonical form every writer stores: empty text is null, so TSV and Parquet round-trip exactly."""
+    return frame.with_columns(pl.col(pl.String).replace("", None))
+
+
+def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] | None = None) -> Path:
+    """Write ``frame`` to ``path`` (format from the extension) under a temporary name, then rename it.
+
+    A crash or a bad row never leaves a half-written file at ``path``.
+    """
+    path = Path(path)
+    fmt = file_format(path, writing=True)
+    metadata = {"mmbatch_version": __version__, **(metadata or {})}
+    frame = canonical(frame)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == ".parquet":
+        with atomic_path(path) as tmp:
+            _write_parquet(frame, tmp, metadata)
+    else:
+        with atomic_path(metadata_sidecar(path)) as tmp:
+            tmp.write_text(json.dumps(metadata, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        with atomic_path(path) as tmp:
+            tsv_text_frame(frame).write_csv(tmp, separator="\t", quote_style="necessary", null_value="")
+    return path
+
+
+def _write_parquet(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> None:
+    import pyarrow.parquet as pq
+
+    arrow = frame.to_arrow()
+    existing = arrow.schema.metadata or {}
+    arrow = arrow.replace_schema_metadata(
+        {**existing, METADATA_KEY: json.dumps(metadata, ensure_ascii=False, default=str).encode()}
+    )
+    pq.write_table(arrow, path, compression="zstd")
+
+
+def tsv_text_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with list columns as JSON text, ready for a TSV writer."""
+    lists = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.List)]
+    if not lists:
+        return frame
+    return frame.with_columns(
+        pl.when(pl.col(name).is_null()).then(None).otherwise(
+            pl.col(name).map_elements(lambda v: json.dumps(list(v)), return_dtype=pl.String)
+        ).alias(name)
+        for name in lists
+    )
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success rename it to ``path``, on failure remove it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,41 @@
+"""Shared test fixtures. The suite runs offline on CPU; GPU and network tests are opt-in markers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+EXAMPLES = REPO_ROOT / "examples"
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
+            timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """Run ``mmbatch ARGS`` in a real subprocess and capture its output."""
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "mmbatch", *args],
+        capture_output=True, text=True, env=full_env, cwd=cwd or REPO_ROOT, timeout=timeout,
+    )
+
+
+@pytest.fixture
+def cli():
+    """The :func:`run_cli` helper as a fixture."""
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """``../shared/data``: real model outputs with the official scores they must reproduce."""
+    if not SHARED_DATA.is_dir():
+        pytest.fail(f"{SHARED_DATA} is missing: CI runs with ../shared beside the repository")
+    return SHARED_DATA
