@@ -1,0 +1,10 @@
+"""Model backends: one module each, registered by name and imported only when chosen."""
+
+from __future__ import annotations
+
+BACKENDS: dict[str, str] = {
+    "hf": "mmbatch.backends.hf",
+    "openai": "mmbatch.backends.openai_chat",
+    "echo": "mmbatch.backends.echo",
+}
+"""``--backend`` name -> module providing ``create_backend(options) -> Backend``."""

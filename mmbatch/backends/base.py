@@ -1,0 +1,74 @@
+"""The interface between the ``infer`` stage and a model backend.
+
+The stage turns prepared rows into :class:`Request` objects (images decoded, video frames sampled), hands them to
+the backend in the order it chose, and commits each list of :class:`Result` the backend yields. A backend yields as
+soon as results are final (a finished batch, a single API response), which is what makes resume lose at most the rows
+that were in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from PIL import Image
+
+
+@dataclass
+class Request:
+    """One row for the model."""
+
+    index: int
+    """The row's ``index``."""
+    prompt: str
+    """The rendered prompt text; images come before it in the message."""
+    images: list[Image.Image] = field(default_factory=list)
+    """Images, or the sampled frames of a video, in order."""
+    is_video: bool = False
+    """Whether ``images`` are frames of one video."""
+    options: list[str] = field(default_factory=list)
+    """Likelihood mode: the continuation texts to score (option texts, or ``A.``.. for letter scoring)."""
+
+
+@dataclass
+class Result:
+    """What the model produced for one row; ``error`` is set instead when the row failed."""
+
+    index: int
+    """The row's ``index``."""
+    prediction: str | None = None
+    """Generated text (generate mode)."""
+    choice_logprobs: list[float] | None = None
+    """Likelihood mode: summed log-prob of each option, in the order given."""
+    choice_ntokens: list[int] | None = None
+    """Likelihood mode: token count of each option."""
+    output_tokens: int | None = None
+    """Tokens generated."""
+    latency_ms: float | None = None
+    """Wall time spent on the row (its share of the batch)."""
+    error: str | None = None
+    """Why the row failed, or None."""
+
+
+class Backend(Protocol):
+    """A model that answers requests."""
+
+    name: str
+    """Registered backend name."""
+
+    def settings(self) -> dict[str, Any]:
+        """Everything about the model that changes results (model id, revision, dtype...), for metadata/resume."""
+        ...
+
+    def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
+        """Generate answers, yielding finished results as they become final."""
+        ...
+
+    def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """Score each request's options as continuations of its prompt, yielding finished results."""
+        ...
+
+    def close(self) -> None:
+        """Release the model (GPU memory, HTTP sessions)."""
+        ...
