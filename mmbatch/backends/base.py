@@ -15,6 +15,32 @@ from typing import Any, Protocol
 from PIL import Image
 
 
+@dataclass(frozen=True)
+class BackendOptions:
+    """The ``infer`` options a backend is created from (``create_backend(options)`` in each backend module)."""
+
+    model: str
+    """Hugging Face id or local path (``hf``), model name on the server (``openai``), or the echo mode (``echo``)."""
+    revision: str | None = None
+    """Model revision (``hf``)."""
+    dtype: str = "auto"
+    """``auto``, ``bfloat16``, ``float16`` or ``float32`` (``hf``)."""
+    device: str = "auto"
+    """``auto`` (CUDA when present), ``cpu``, ``cuda`` or ``cuda:N`` (``hf``)."""
+    batch_size: int = 8
+    """Rows per forward pass (``hf``)."""
+    base_url: str | None = None
+    """OpenAI-compatible server URL; None means the official API (``openai``)."""
+    concurrency: int = 16
+    """Requests in flight (``openai``)."""
+    timeout_s: float = 120.0
+    """Per-request timeout (``openai``)."""
+    max_retries: int = 5
+    """Retries on 429, 5xx and timeouts, with exponential backoff and jitter (``openai``)."""
+    temperature: float = 0.0
+    """Sampling temperature; 0 is greedy."""
+
+
 @dataclass
 class Request:
     """One row for the model."""
