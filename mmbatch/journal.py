@@ -51,7 +51,8 @@ class RowJournal:
         recorded = self._recorded_settings()
         if recorded is not None and recorded != self.settings:
             if not force:
-                changed = sorted(k for k in set(recorded) | set(self.settings) if recorded.get(k) != self.settings.get(k))
+                keys = set(recorded) | set(self.settings)
+                changed = sorted(k for k in keys if recorded.get(k) != self.settings.get(k))
                 raise BadInputError(
                     f"earlier progress for this output was made with other settings ({', '.join(changed)} differ); "
                     "use a new --output, or --force to discard it",

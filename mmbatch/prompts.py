@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_LLAVA_INSTRUCTION_EN = "Answer with the option's letter from the given choices directly."
+_LLAVA_INSTRUCTION_ZH = "请直接回答选项字母。"
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def render_llava(item: PromptInput) -> str:
     lines.append(item.question)
     lines += [f"{letter}. {option}" for letter, option in (item.options or {}).items()]
     chinese = contains_cjk(item.question)
-    lines.append("请直接回答选项字母。" if chinese else "Answer with the option's letter from the given choices directly.")
+    lines.append(_LLAVA_INSTRUCTION_ZH if chinese else _LLAVA_INSTRUCTION_EN)
     return "\n".join(lines)
 
 

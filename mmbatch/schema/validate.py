@@ -81,7 +81,7 @@ def validate_frame(frame: pl.DataFrame, stage: Stage) -> tuple[pl.DataFrame, lis
         if not col.nullable:
             mask = frame[name].is_null()
             if mask.any():
-                violations.append(Violation("empty value in a column that must be filled", name, *_row_ids(frame, mask)))
+                violations.append(Violation("empty value in a required column", name, *_row_ids(frame, mask)))
         if col.enum is not None and frame.schema[name] == pl.String:
             mask = frame[name].is_not_null() & ~frame[name].is_in(list(col.enum))
             if mask.any():
