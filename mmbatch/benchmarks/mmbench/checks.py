@@ -1,0 +1,106 @@
+"""Row checks every MMBench-style multiple-choice file must pass; each failure names file, row index and column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.schema.columns import option_columns
+from mmbatch.tableio import restore_types
+
+REQUIRED_COLUMNS = ("index", "question")
+"""Columns an MMBench-style file cannot do without (plus ``image`` or ``image_path``)."""
+
+_MISSING_OPTION_TEXT = ("nan",)
+"""Option texts that count as absent, as :func:`mmbatch.prompts.is_missing` treats them."""
+
+
+def first_row(frame: pl.DataFrame, mask: pl.Series) -> object:
+    """The ``index`` of the first row where ``mask`` is true."""
+    return frame["index"][int(mask.arg_max() or 0)]
+
+
+def check_columns(frame: pl.DataFrame, source: Path) -> None:
+    """The required columns are present.
+
+    Raises:
+        BadInputError: naming the first missing column.
+    """
+    for name in REQUIRED_COLUMNS:
+        if name not in frame.columns:
+            raise BadInputError(f"required column '{name}' is missing (columns: {', '.join(frame.columns)})",
+                                path=source, column=name)
+    if "image" not in frame.columns and "image_path" not in frame.columns:
+        raise BadInputError("the file needs an 'image' column (base64) or an 'image_path' column",
+                            path=source, column="image")
+
+
+def typed_rows(frame: pl.DataFrame, source: Path) -> pl.DataFrame:
+    """``frame`` with declared columns typed (Parquet input may hold text where numbers belong)."""
+    frame = restore_types(frame, path=source)
+    if frame.schema["index"] != pl.Int64:
+        try:
+            frame = frame.with_columns(pl.col("index").cast(pl.Int64, strict=True))
+        except pl.exceptions.InvalidOperationError as exc:
+            raise BadInputError(f"'index' must hold integers ({exc})", path=source, column="index") from None
+    null_index = frame["index"].is_null()
+    if null_index.any():
+        row = int(null_index.arg_max() or 0)
+        raise BadInputError(f"empty index on data row {row + 1}", path=source, index=f"#{row}", column="index")
+    return frame
+
+
+def check_rows(frame: pl.DataFrame, source: Path) -> None:
+    """Unique ``index``, a question on every row, an answer among the row's own option letters, an image.
+
+    Raises:
+        BadInputError: naming the first offending row and its column.
+    """
+    duplicated = frame["index"].is_duplicated()
+    if duplicated.any():
+        index = first_row(frame, duplicated)
+        count = int((frame["index"] == index).sum())
+        raise BadInputError(f"duplicate index: {count} rows have index {index}", path=source, index=index,
+                            column="index")
+    no_question = frame["question"].is_null()
+    if no_question.any():
+        raise BadInputError("empty question", path=source, index=first_row(frame, no_question), column="question")
+    _check_answers(frame, source)
+    _check_has_image(frame, source)
+
+
+def present_options(frame: pl.DataFrame) -> pl.Expr:
+    """Per row, the list of option letters whose text is present (in letter order)."""
+    letters = option_columns(frame.columns)
+    if not letters:
+        return pl.lit([], dtype=pl.List(pl.String))
+    present = [
+        pl.when(pl.col(letter).is_not_null() & ~pl.col(letter).str.to_lowercase().is_in(_MISSING_OPTION_TEXT))
+        .then(pl.lit(letter)).otherwise(None)
+        for letter in letters
+    ]
+    return pl.concat_list(present).list.drop_nulls()
+
+
+def _check_answers(frame: pl.DataFrame, source: Path) -> None:
+    if "answer" not in frame.columns:
+        return
+    checked = frame.select(present_options(frame).alias("letters"), pl.col("answer").str.strip_chars())
+    bad = checked["answer"].is_not_null() & ~checked["letters"].list.contains(checked["answer"]).fill_null(False)
+    if bad.any():
+        row = int(bad.arg_max() or 0)
+        letters = ", ".join(checked["letters"][row]) or "none"
+        raise BadInputError(f"answer {frame['answer'][row]!r} is not one of the row's option letters ({letters})",
+                            path=source, index=frame["index"][row], column="answer")
+
+
+def _check_has_image(frame: pl.DataFrame, source: Path) -> None:
+    missing = pl.Series([True] * frame.height)
+    for name in ("image", "image_path"):
+        if name in frame.columns:
+            missing = missing & frame[name].is_null()
+    if missing.any():
+        raise BadInputError("the row has no image (empty 'image' and no 'image_path')", path=source,
+                            index=first_row(frame, missing), column="image")

@@ -1,0 +1,61 @@
+"""``mmbatch prepare``: read a benchmark's files and write a prepared stage file with a prompt per row."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from mmbatch.errors import EXIT_OK
+from mmbatch.media import DEFAULT_MAX_PIXELS
+from mmbatch.options import positive_int
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``prepare`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "prepare",
+        help="read a benchmark into a prepared stage file (rows + rendered prompts)",
+        description="Read MMBench/CCBench (VLMEvalKit TSV), MME or SEED-Bench files, check every row and image, "
+        "render each row's prompt and write one prepared .tsv or .parquet file.",
+    )
+    parser.add_argument("--benchmark", required=True, metavar="NAME",
+                        help="mmbench (also CCBench and any MMBench-style MCQ file), mme, seedbench, seedbench2")
+    parser.add_argument("--input", required=True, type=Path, metavar="PATH",
+                        help="the benchmark's file (.tsv, .parquet, .xlsx, .json) or folder")
+    parser.add_argument("--output", required=True, type=Path, metavar="FILE",
+                        help="the prepared file to write: .tsv or .parquet")
+    parser.add_argument("--media-root", type=Path, metavar="DIR",
+                        help="folder that image/video paths are relative to (default: the input's folder)")
+    parser.add_argument("--prompt-template", metavar="NAME",
+                        help="vlmevalkit, llava, seed-likelihood or mme (default: the benchmark's own)")
+    parser.add_argument("--mode", choices=["generate", "likelihood"],
+                        help="free generation or likelihood ranking of the options (default: the benchmark's own)")
+    parser.add_argument("--circular", action=argparse.BooleanOptionalAction, default=None,
+                        help="--circular generates CircularEval copies for a file that has none; --no-circular keeps "
+                        "only each question's original row (default: the file as it is)")
+    parser.add_argument("--limit", type=positive_int, metavar="N",
+                        help="only the first N questions, every copy kept (for dry runs)")
+    parser.add_argument("--max-pixels", type=positive_int, default=DEFAULT_MAX_PIXELS, metavar="N",
+                        help=f"refuse images with more pixels than this (default {DEFAULT_MAX_PIXELS})")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prepare one benchmark and print the one-line summary."""
+    from mmbatch.console import console
+    from mmbatch.prepare import PrepareOptions, prepare
+
+    summary = prepare(PrepareOptions(
+        benchmark=args.benchmark,
+        input=args.input,
+        output=args.output,
+        media_root=args.media_root,
+        prompt_template=args.prompt_template,
+        mode=args.mode,
+        circular=args.circular,
+        limit=args.limit,
+        max_pixels=args.max_pixels,
+    ))
+    console.print(summary.line(), soft_wrap=True, markup=False)
+    return EXIT_OK

@@ -1,0 +1,172 @@
+"""The ``prepare`` stage: a benchmark's source files -> one prepared stage file with a rendered prompt per row.
+
+Readers (``mmbatch.benchmarks``) read and check their benchmark's format; this stage renders the prompt of every row
+with :mod:`mmbatch.prompts` (the same way for every benchmark), checks the result against the ``prepared`` schema and
+writes it atomically with the settings recorded in the file's metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch.benchmarks import get_reader
+from mmbatch.benchmarks.base import ReadOptions
+from mmbatch.errors import BadInputError
+from mmbatch.media import DEFAULT_MAX_PIXELS
+from mmbatch.progress import progress
+from mmbatch.prompts import TEMPLATES, PromptInput, is_missing, prompt_hash, render
+from mmbatch.schema.columns import MODES, PREPARED, option_columns
+from mmbatch.schema.validate import validate_frame
+from mmbatch.tableio import file_format, read_metadata, write_table
+
+PROMPT_COLUMNS = ("prompt", "prompt_hash", "prompt_template", "mode")
+"""Columns this stage adds to the reader's rows, in this order, at the end."""
+
+
+@dataclass(frozen=True)
+class PrepareOptions:
+    """Settings of one ``mmbatch prepare`` run."""
+
+    benchmark: str
+    """``--benchmark``: a name registered in :data:`mmbatch.benchmarks.READERS`."""
+    input: Path
+    """The benchmark's file or folder."""
+    output: Path
+    """The prepared file to write (``.tsv`` or ``.parquet``)."""
+    media_root: Path | None = None
+    """Folder that image and video paths are relative to."""
+    prompt_template: str | None = None
+    """Template name; None uses the reader's default."""
+    mode: str | None = None
+    """``generate`` or ``likelihood``; None uses the reader's default."""
+    circular: bool | None = None
+    """Generate circular copies (True), keep only original questions (False), or keep the file as it is (None)."""
+    limit: int | None = None
+    """Only the first N questions (groups), for dry runs."""
+    max_pixels: int = DEFAULT_MAX_PIXELS
+    """Images larger than this many pixels are refused."""
+
+
+@dataclass(frozen=True)
+class PrepareSummary:
+    """What a ``prepare`` run wrote."""
+
+    output: Path
+    """The file written."""
+    rows: int
+    """Rows written."""
+    groups: int
+    """Distinct ``g_index`` values."""
+    categories: dict[str, int] = field(default_factory=dict)
+    """Rows per ``category`` (``(none)`` for rows without one)."""
+
+    def line(self) -> str:
+        """The one-line summary printed at the end."""
+        per_category = ", ".join(f"{name} {count}" for name, count in self.categories.items())
+        return (f"prepared {self.rows} rows in {self.groups} groups -> {self.output}"
+                + (f"; rows per category: {per_category}" if per_category else ""))
+
+
+def prepare(options: PrepareOptions) -> PrepareSummary:
+    """Read the benchmark, render every row's prompt, check the rows and write the prepared file.
+
+    Raises:
+        BadInputError: bad options or bad input; nothing is written then.
+    """
+    file_format(options.output, writing=True)
+    reader = get_reader(options.benchmark)
+    template = options.prompt_template or reader.default_template
+    mode = options.mode or reader.default_mode
+    if template not in TEMPLATES:
+        raise BadInputError(f"unknown prompt template {template!r}; choose one of {', '.join(TEMPLATES)}")
+    if mode not in MODES:
+        raise BadInputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+    if not options.input.exists():
+        raise BadInputError("no such file or folder", path=options.input)
+    read_options = ReadOptions(media_root=options.media_root, circular=options.circular, limit=options.limit,
+                               max_pixels=options.max_pixels)
+    frame = reader.read(options.input, read_options)
+    frame = with_prompts(frame, template, mode)
+    frame, violations = validate_frame(frame, PREPARED)
+    if violations:
+        raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=options.input)
+    summary = summarize(frame, options.output)
+    metadata = {
+        **_input_metadata(options.input),
+        "stage": "prepared",
+        "prepare": {
+            "benchmark": options.benchmark.lower(),
+            "reader": reader.name,
+            "input": str(options.input),
+            "template": template,
+            "mode": mode,
+            "circular": options.circular,
+            "limit": options.limit,
+            "media_root": None if options.media_root is None else str(options.media_root),
+            "max_pixels": options.max_pixels,
+            "rows": summary.rows,
+            "groups": summary.groups,
+            "group_sizes": _group_sizes(frame),
+            "categories": summary.categories,
+        },
+    }
+    write_table(frame, options.output, metadata)
+    return summary
+
+
+def with_prompts(frame: pl.DataFrame, template: str, mode: str) -> pl.DataFrame:
+    """``frame`` with ``prompt``, ``prompt_hash``, ``prompt_template`` and ``mode`` rendered for every row."""
+    prompts = []
+    with progress("rendering prompts", total=frame.height, unit="rows") as bar:
+        for item in prompt_inputs(frame):
+            prompts.append(render(template, item))
+            if len(prompts) % 10_000 == 0:
+                bar.advance(10_000)
+        bar.advance(len(prompts) % 10_000)
+    rendered = pl.Series("prompt", prompts, dtype=pl.String)
+    return frame.drop(PROMPT_COLUMNS, strict=False).with_columns(
+        rendered,
+        pl.Series("prompt_hash", [prompt_hash(p) for p in prompts], dtype=pl.String),
+        pl.lit(template).alias("prompt_template"),
+        pl.lit(mode).alias("mode"),
+    )
+
+
+def prompt_inputs(frame: pl.DataFrame) -> Iterator[PromptInput]:
+    """What each row gives a template: question, hint and present options (missing ones skipped, not relabelled)."""
+    letters = option_columns(frame.columns)
+    hints = frame["hint"] if "hint" in frame.columns else pl.Series("hint", [None] * frame.height, pl.String)
+    columns = frame.select(pl.col("question").cast(pl.String), hints.cast(pl.String), *letters)
+    for question, hint, *texts in columns.iter_rows():
+        options = {letter: text for letter, text in zip(letters, texts, strict=True) if not is_missing(text)}
+        yield PromptInput(question=question, hint=None if is_missing(hint) else hint, options=options or None)
+
+
+def summarize(frame: pl.DataFrame, output: Path) -> PrepareSummary:
+    """Rows, groups and rows per category of a prepared frame."""
+    categories: dict[str, int] = {}
+    if "category" in frame.columns:
+        counts = frame["category"].fill_null("(none)").value_counts().sort("category")
+        categories = {str(name): int(count) for name, count in counts.iter_rows()}
+    return PrepareSummary(output=output, rows=frame.height, groups=frame["g_index"].n_unique(), categories=categories)
+
+
+def _group_sizes(frame: pl.DataFrame) -> dict[str, int]:
+    """Group size -> how many groups have it, e.g. ``{"2": 89, "3": 149, "4": 938}`` for MMBench-dev."""
+    sizes = frame.group_by("g_index").len("size").group_by("size").len("groups").sort("size")
+    return {str(size): int(n) for size, n in sizes.iter_rows()}
+
+
+def _input_metadata(path: Path) -> dict[str, Any]:
+    """The metadata of an input stage file (a re-prepared file keeps its history); empty for anything else."""
+    if not path.is_file() or path.suffix.lower() not in (".tsv", ".parquet"):
+        return {}
+    try:
+        return {k: v for k, v in read_metadata(path).items() if k != "mmbatch_version"}
+    except Exception:  # a source file's metadata is a courtesy, never a reason to fail
+        return {}
