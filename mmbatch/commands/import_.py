@@ -1,0 +1,61 @@
+"""``mmbatch import``: turn predictions made by another tool into an mmbatch predictions file.
+
+The output is an ordinary predictions-stage file, so ``mmbatch extract`` and ``mmbatch score`` take it as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from mmbatch.errors import EXIT_OK
+from mmbatch.interop import IMPORT_FORMATS
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``import`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "import",
+        help="read predictions made by VLMEvalKit, LLaVA, the MME tool or SEED-Bench into a predictions file",
+        description="Read predictions made elsewhere into an mmbatch predictions file that `extract` and `score` "
+        "accept. Formats: vlmevalkit (xlsx/tsv with a `prediction` column), llava-jsonl (LLaVA answers joined with "
+        "--questions), mme-eval-tool (the official MME tool's folder of <subtask>.txt), seed-results (SEED-Bench "
+        "`{question_id, prediction[, gt_answer]}` lines).",
+    )
+    parser.add_argument("--format", required=True, choices=list(IMPORT_FORMATS), help="the input's format")
+    parser.add_argument("--input", required=True, type=Path, help="the file or folder to read")
+    parser.add_argument("--output", required=True, type=Path, help="predictions file to write (.parquet or .tsv)")
+    parser.add_argument("--benchmark", help="mmbench, ccbench, mme, seedbench, seedbench2 (default: recognised "
+                        "from the data)")
+    parser.add_argument("--questions", type=Path, action="append", default=[],
+                        help="question file joined with the answers: an MMBench TSV/xlsx, LLaVA question .jsonl or "
+                        "MME question folder (llava-jsonl); a SEED-Bench JSON or a results file with gt_answer "
+                        "(seed-results). May be given more than once")
+    parser.add_argument("--model", help="model name to record (default: the one in the source, else its file name)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Import one file or folder and write the predictions file atomically."""
+    import importlib
+
+    from mmbatch.console import console
+    from mmbatch.interop.rows import ImportOptions
+    from mmbatch.tableio import file_format, write_table
+
+    file_format(args.output, writing=True)
+    options = ImportOptions(
+        input=args.input,
+        benchmark=args.benchmark.lower() if args.benchmark else None,
+        questions=tuple(args.questions),
+        model=args.model,
+    )
+    module = importlib.import_module(IMPORT_FORMATS[args.format])
+    result = module.import_rows(options)
+    settings = {**result.settings, "source": str(args.input), "questions": [str(q) for q in args.questions]}
+    write_table(result.frame, args.output, {"stage": "predictions", "import": settings})
+    benchmarks = ", ".join(sorted(set(result.frame["benchmark"].to_list())))
+    console.print(f"imported {result.frame.height} rows ({benchmarks}, model {settings.get('model')}) "
+                  f"from {args.input} -> {args.output}", soft_wrap=True, markup=False, highlight=False)
+    return EXIT_OK

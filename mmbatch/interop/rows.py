@@ -1,0 +1,135 @@
+"""What every importer and exporter shares: their options, their results, and the finishing of imported rows.
+
+Imported rows become an ordinary mmbatch predictions file: the columns of
+:data:`mmbatch.schema.columns.PREDICTIONS` in their declared order, then every other column of the source untouched.
+A foreign file rarely knows the exact prompt the model saw, so ``prompt_template`` is ``imported`` and ``prompt`` is
+the source's recorded prompt when it has one, else the question text (``import.prompt_source`` in the metadata says
+which).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.prompts import prompt_hash
+from mmbatch.schema.columns import PREDICTIONS, option_columns
+from mmbatch.schema.validate import validate_frame
+
+IMPORTED_TEMPLATE = "imported"
+"""``prompt_template`` of every imported row: the prompt was rendered by another tool, not by mmbatch."""
+
+PROMPT_FROM_SOURCE = "recorded by the source tool"
+PROMPT_FROM_QUESTION = "question text (the source does not record the rendered prompt)"
+
+CIRCULAR_OFFSET = 1_000_000
+"""Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """Options of ``mmbatch import``."""
+
+    input: Path
+    """The foreign file or folder to read."""
+    benchmark: str | None = None
+    """``--benchmark``; None lets the importer recognise it from the data."""
+    questions: tuple[Path, ...] = ()
+    """Question files joined with the answers (``llava-jsonl``, ``seed-results``)."""
+    model: str | None = None
+    """``--model``; None takes the name recorded in the source, else the file or folder name."""
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """Rows read from a foreign file, and what to record about them."""
+
+    frame: pl.DataFrame
+    """Predictions-stage rows (finished by :func:`finish_rows`)."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """Recorded under ``import`` in the output metadata: format, source, benchmark, model, counts."""
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    """What an exporter wrote."""
+
+    paths: tuple[Path, ...]
+    """Files written."""
+    rows: int
+    """Rows written."""
+    notes: tuple[str, ...] = ()
+    """Things the user must know (e.g. predictions whose line breaks were replaced)."""
+
+
+def finish_rows(frame: pl.DataFrame, *, model: str, path: Path) -> pl.DataFrame:
+    """Fill the predictions-stage columns a foreign file lacks and check the result against the schema.
+
+    Adds ``prompt`` (the question when absent), ``prompt_template`` = ``imported``, ``prompt_hash``, ``mode`` =
+    ``generate``, ``model`` (when the source has none), ``error`` (null), and orders the declared columns first.
+
+    Raises:
+        BadInputError: the rows break the predictions schema (duplicate index, answer not an option, ...), naming
+            the rows.
+    """
+    if "prompt" not in frame.columns:
+        frame = frame.with_columns(pl.col("question").alias("prompt"))
+    frame = frame.with_columns(
+        pl.lit(IMPORTED_TEMPLATE).alias("prompt_template"),
+        pl.col("prompt").map_elements(prompt_hash, return_dtype=pl.String).alias("prompt_hash"),
+        pl.lit("generate").alias("mode"),
+    )
+    if "model" not in frame.columns:
+        frame = frame.with_columns(pl.lit(model).alias("model"))
+    else:
+        frame = frame.with_columns(pl.col("model").fill_null(model))
+    if "error" not in frame.columns:
+        frame = frame.with_columns(pl.lit(None, dtype=pl.String).alias("error"))
+    frame = order_columns(frame)
+    checked, violations = validate_frame(frame, PREDICTIONS)
+    if violations:
+        more = f" (and {len(violations) - 1} more problem(s))" if len(violations) > 1 else ""
+        raise BadInputError(f"the imported rows are not a valid predictions file: {violations[0]}{more}", path=path)
+    return checked
+
+
+def order_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """Declared predictions columns first (options after ``hint``), then the source's other columns as they were."""
+    declared = [c.name for c in PREDICTIONS.columns]
+    options = option_columns(frame.columns)
+    ordered: list[str] = []
+    for name in declared:
+        if name in frame.columns:
+            ordered.append(name)
+        if name == "hint":
+            ordered += options
+    if "hint" not in frame.columns:
+        ordered += [o for o in options if o not in ordered]
+    ordered += [c for c in frame.columns if c not in ordered]
+    return frame.select(ordered)
+
+
+def circular_group(index: pl.Expr) -> pl.Expr:
+    """``g_index`` of MMBench-style rows without their own: ``index % 1e6`` (protocols.md §1)."""
+    return (index % CIRCULAR_OFFSET).alias("g_index")
+
+
+def require_columns(frame: pl.DataFrame, names: tuple[str, ...], *, path: Path, what: str) -> None:
+    """Fail clearly when a foreign file lacks a column the format needs."""
+    missing = [name for name in names if name not in frame.columns]
+    if missing:
+        raise BadInputError(f"not a {what} file: missing column(s) {', '.join(missing)}", path=path,
+                            column=missing[0])
+
+
+def default_model(options: ImportOptions, recorded: str | None = None) -> str:
+    """``--model``, else the model name the source records, else the file or folder name."""
+    if options.model:
+        return options.model
+    if recorded:
+        return recorded
+    return options.input.name if options.input.is_dir() else options.input.stem
