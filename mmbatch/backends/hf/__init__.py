@@ -1,0 +1,27 @@
+"""The ``hf`` backend: ``transformers`` ``AutoProcessor`` + ``AutoModelForImageTextToText``, run locally.
+
+Generation runs in left-padded batches (greedy by default; outputs equal batch size 1); likelihood mode runs each
+row's image and prompt once and scores all its options on the reused key/value cache. See docs/models.md.
+"""
+
+from __future__ import annotations
+
+from mmbatch.backends.base import BackendOptions
+from mmbatch.backends.hf.backend import HFBackend
+from mmbatch.backends.hf.loading import load_model
+
+__all__ = ["HFBackend", "create_backend"]
+
+
+def create_backend(options: BackendOptions) -> HFBackend:
+    """Load the model named by ``options.model`` (hub id or local directory) and return the backend.
+
+    Raises:
+        BadInputError: The model cannot be loaded, or ``--device``/``--dtype``/``--batch-size`` is invalid.
+    """
+    from mmbatch.errors import BadInputError
+
+    if options.batch_size < 1:
+        raise BadInputError(f"--batch-size must be at least 1, not {options.batch_size}")
+    loaded = load_model(options.model, revision=options.revision, dtype=options.dtype, device=options.device)
+    return HFBackend(options, loaded)

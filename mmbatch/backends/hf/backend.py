@@ -1,0 +1,91 @@
+"""The ``hf`` backend: a local ``transformers`` vision-language model."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from mmbatch.backends.base import BackendOptions, Request, Result
+from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
+from mmbatch.backends.hf.boundaries import JOIN_RULE
+from mmbatch.backends.hf.generation import SAMPLING_SEED, generate_batch
+from mmbatch.backends.hf.likelihood import score_request
+from mmbatch.backends.hf.loading import LoadedModel
+from mmbatch.backends.hf.messages import VIDEO_AS
+
+LIKELIHOOD_SETTINGS = {
+    "continuation_join": JOIN_RULE,
+    "prompt": "chat template with the generation prompt; images before the text",
+    "reduction": "sum of token log-probs (token counts kept)",
+    "include_eos": False,
+    "letter_scoring": "single-token options scored from the prompt pass's last position",
+}
+"""How option log-likelihoods are defined (recorded in the settings)."""
+
+
+class HFBackend:
+    """Runs an ``AutoModelForImageTextToText`` model in-process, in batches."""
+
+    name = "hf"
+
+    def __init__(self, options: BackendOptions, loaded: LoadedModel) -> None:
+        """Wrap an already loaded model; use :func:`mmbatch.backends.hf.create_backend` to load one."""
+        self.options = options
+        self.loaded: LoadedModel | None = loaded
+        self.runner = BatchRunner(options.batch_size)
+
+    def _model(self) -> LoadedModel:
+        if self.loaded is None:
+            raise RuntimeError("the hf backend was closed")
+        return self.loaded
+
+    def settings(self) -> dict[str, Any]:
+        """Model id, revision, dtype, device and every decoding and scoring choice that changes results."""
+        import torch
+        import transformers
+
+        loaded = self._model()
+        sampling = self.options.temperature > 0
+        return {
+            "backend": self.name,
+            "model": self.options.model,
+            "revision": loaded.revision,
+            "architecture": type(loaded.model).__name__,
+            "dtype": str(loaded.dtype).removeprefix("torch."),
+            "device": loaded.device.type,
+            "generation": {
+                "do_sample": sampling,
+                "temperature": self.options.temperature,
+                "num_beams": 1,
+                "seed": SAMPLING_SEED if sampling else None,
+                "padding": "left",
+            },
+            "likelihood": LIKELIHOOD_SETTINGS,
+            "video": VIDEO_AS,
+            "transformers": transformers.__version__,
+            "torch": torch.__version__,
+        }
+
+    def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
+        """Generate answers batch by batch, yielding each finished batch's results."""
+        loaded = self._model()
+
+        def run(batch: list[Request]) -> list[Result]:
+            return generate_batch(loaded, batch, max_new_tokens=max_new_tokens,
+                                  temperature=self.options.temperature)
+
+        yield from self.runner.run(requests, run)
+
+    def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """Score each row's options (one prompt pass per row), yielding ``batch_size`` rows at a time."""
+        loaded = self._model()
+        step = self.options.batch_size
+        for start in range(0, len(requests), step):
+            yield [score_request(loaded, request) for request in requests[start : start + step]]
+
+    def close(self) -> None:
+        """Drop the model and return its GPU memory."""
+        self.loaded = None
+        gc.collect()
+        free_accelerator_memory()

@@ -1,0 +1,61 @@
+"""Where the prompt ends and an option begins, in tokens.
+
+The continuation tokens must be exactly the tokens the model would see for the option's text after the prompt. With
+most tokenizers the prompt's tokens are a prefix of the tokens of prompt + option, and the option's tokens are the
+rest. Some tokenizers merge characters across the boundary (the prompt's last token changes when the option follows);
+then the scored tokens start at the first token that differs, and that option needs its own full pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+def join_text(context: str) -> str:
+    """The text put between the prompt and each option: a space, unless the prompt already ends with whitespace.
+
+    ``USER: ... ASSISTANT:`` + ``" red car"`` is how the answer would be written by the model; templates whose
+    assistant turn ends with a newline get the option directly.
+    """
+    return "" if not context or context[-1].isspace() else " "
+
+
+JOIN_RULE = "a space between prompt and option unless the prompt ends with whitespace"
+"""How options are joined to the prompt (recorded in the settings)."""
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """The tokens of one option as the continuation of a prompt."""
+
+    token_ids: list[int]
+    """Tokens to score, in order."""
+    shares_prefix: bool
+    """Whether the prompt's tokens are an exact prefix, so the prompt's key/value cache can be reused."""
+    text: str
+    """Prompt + joined option, the full text (needed for a separate pass when the prefix is not shared)."""
+
+
+def split_continuation(tokenizer: Any, context: str, option: str) -> Continuation:
+    """Tokenise the prompt and prompt + option, and find the option's tokens.
+
+    Args:
+        tokenizer: The model's tokenizer.
+        context: The chat-formatted prompt, up to the assistant's turn.
+        option: The option's text, without the joining space.
+
+    Raises:
+        ValueError: The option adds no token (an empty option).
+    """
+    full_text = context + join_text(context) + option
+    context_ids = tokenizer(context, add_special_tokens=False)["input_ids"]
+    full_ids = tokenizer(full_text, add_special_tokens=False)["input_ids"]
+    shared = 0
+    for left, right in zip(context_ids, full_ids, strict=False):
+        if left != right:
+            break
+        shared += 1
+    if shared == len(full_ids):
+        raise ValueError(f"option {option!r} adds no token to the prompt")
+    return Continuation(token_ids=full_ids[shared:], shares_prefix=shared == len(context_ids), text=full_text)

@@ -1,0 +1,137 @@
+"""Option log-likelihoods with the image and prompt run once per row.
+
+For one row the prompt (with its images) runs once with ``use_cache=True``. Its key/value cache is repeated once per
+option (``batch_repeat_interleave``) and all options, right-padded, run in ONE batched pass on top of it; the
+attention mask is ones over the prompt, then each option's own mask. The first option token is scored from the
+prompt pass's last position, the others from the batched pass. When every option is a single token (letter scoring,
+``A``..``D``) the prompt pass alone scores them all. An option whose tokens merge with the prompt's (see
+:mod:`boundaries`) gets its own full pass. Sums are float32 log-softmax values; the end-of-sequence token is not
+included.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from mmbatch.backends.base import Request, Result
+from mmbatch.backends.hf.batching import describe_error, free_accelerator_memory
+from mmbatch.backends.hf.boundaries import Continuation, split_continuation
+from mmbatch.backends.hf.loading import LoadedModel
+from mmbatch.backends.hf.messages import chat_text, encode
+
+
+@dataclass(frozen=True)
+class OptionScore:
+    """An option's summed log-probability and the number of tokens summed."""
+
+    logprob: float
+    """Sum of the log-probabilities of the option's tokens."""
+    ntokens: int
+    """How many tokens were summed."""
+
+
+def score_request(loaded: LoadedModel, request: Request) -> Result:
+    """Score every option of one row, catching the row's own failure into ``Result.error``."""
+    import torch
+
+    started = time.perf_counter()
+    try:
+        if not request.options:
+            raise ValueError("the row has no options to score")
+        scores = score_options(loaded, request)
+    except torch.OutOfMemoryError as exc:
+        free_accelerator_memory()
+        return Result(index=request.index, error=describe_error(exc))
+    except Exception as exc:
+        return Result(index=request.index, error=describe_error(exc))
+    return Result(
+        index=request.index, prediction="",
+        choice_logprobs=[score.logprob for score in scores], choice_ntokens=[score.ntokens for score in scores],
+        latency_ms=(time.perf_counter() - started) * 1000,
+    )
+
+
+def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
+    """Each option's summed log-probability as the continuation of the row's prompt, in option order."""
+    context = chat_text(loaded.processor, request)
+    continuations = [split_continuation(loaded.processor.tokenizer, context, option) for option in request.options]
+    shared = [index for index, continuation in enumerate(continuations) if continuation.shares_prefix]
+    scores: dict[int, OptionScore] = {}
+    if shared:
+        shared_scores = score_shared_prefix(loaded, context, request.images,
+                                            [continuations[index].token_ids for index in shared])
+        scores.update(zip(shared, shared_scores, strict=True))
+    for index, continuation in enumerate(continuations):
+        if not continuation.shares_prefix:
+            scores[index] = score_full_sequence(loaded, continuation, request.images)
+    return [scores[index] for index in range(len(continuations))]
+
+
+def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
+                        options: list[list[int]]) -> list[OptionScore]:
+    """Score token sequences that all continue ``context``: one prompt pass, then one batched pass if needed.
+
+    Args:
+        loaded: The model.
+        context: The chat-formatted prompt whose tokens are a prefix of every prompt + option.
+        images: The row's images (placeholders for them are in ``context``).
+        options: The continuation tokens of each option.
+    """
+    import torch
+
+    inputs = encode(loaded.processor, [context], [images], loaded.device, loaded.dtype)
+    with torch.inference_mode():
+        prompt_pass = loaded.model(**inputs, use_cache=True, logits_to_keep=1)
+        first_logprobs = torch.log_softmax(prompt_pass.logits[0, -1].float(), dim=-1)
+        if all(len(tokens) == 1 for tokens in options):
+            return [OptionScore(first_logprobs[tokens[0]].item(), 1) for tokens in options]
+        option_logprobs = _option_pass(loaded, prompt_pass.past_key_values, inputs["attention_mask"], options)
+    scores = []
+    for row, tokens in enumerate(options):
+        rest = option_logprobs[row, : len(tokens) - 1].sum().item()
+        scores.append(OptionScore(first_logprobs[tokens[0]].item() + rest, len(tokens)))
+    return scores
+
+
+def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: list[list[int]]) -> Any:
+    """Run all options at once on the repeated prompt cache.
+
+    Returns:
+        A ``(n_options, longest - 1)`` tensor: the log-probability of option token ``j + 1`` at column ``j`` (zero
+        past each option's end).
+    """
+    import torch
+
+    longest = max(len(tokens) for tokens in options)
+    pad_id = loaded.processor.tokenizer.pad_token_id
+    ids = torch.full((len(options), longest), pad_id, dtype=torch.long, device=loaded.device)
+    option_mask = torch.zeros((len(options), longest), dtype=prompt_mask.dtype, device=loaded.device)
+    for row, tokens in enumerate(options):
+        ids[row, : len(tokens)] = torch.tensor(tokens, device=loaded.device)
+        option_mask[row, : len(tokens)] = 1
+    cache.batch_repeat_interleave(len(options))
+    attention_mask = torch.cat([prompt_mask.expand(len(options), -1), option_mask], dim=1)
+    outputs = loaded.model(input_ids=ids, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
+    logprobs = torch.log_softmax(outputs.logits[:, :-1].float(), dim=-1)
+    targets = ids[:, 1:]
+    picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    return picked * option_mask[:, 1:]
+
+
+def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images: list[Any]) -> OptionScore:
+    """Score one option with its own pass over images + prompt + option (used when the prefix is not shared)."""
+    import torch
+
+    inputs = encode(loaded.processor, [continuation.text], [images], loaded.device, loaded.dtype)
+    count = len(continuation.token_ids)
+    input_ids = inputs["input_ids"][0]
+    if input_ids[-count:].tolist() != continuation.token_ids:
+        # The processor tokenised the text differently from the plain tokenizer (e.g. it appended a token).
+        raise ValueError("the processor's tokens do not end with the option's tokens")
+    with torch.inference_mode():
+        logits = loaded.model(**inputs, logits_to_keep=count + 1).logits[0, :-1]
+    logprobs = torch.log_softmax(logits.float(), dim=-1)
+    picked = logprobs.gather(-1, input_ids[-count:].unsqueeze(-1)).sum().item()
+    return OptionScore(picked, count)

@@ -1,0 +1,111 @@
+"""Loading a ``transformers`` vision-language model and its processor, on the chosen device and dtype."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mmbatch.errors import BadInputError
+
+DTYPES = ("auto", "bfloat16", "float16", "float32")
+"""Accepted ``--dtype`` values."""
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model ready for inference, with everything needed to feed it."""
+
+    model: Any
+    """The ``AutoModelForImageTextToText`` model, in eval mode on :attr:`device`."""
+    processor: Any
+    """Its ``AutoProcessor`` (tokenizer + image processor + chat template)."""
+    device: Any
+    """The ``torch.device`` the model runs on."""
+    dtype: Any
+    """The ``torch.dtype`` of its weights."""
+    revision: str | None
+    """The commit the weights came from when known (hub models), else the requested revision."""
+
+
+def resolve_device(requested: str) -> Any:
+    """Turn ``--device`` into a ``torch.device``: ``auto`` picks CUDA when present.
+
+    Args:
+        requested: ``auto``, ``cpu``, ``cuda`` or ``cuda:N``.
+
+    Raises:
+        BadInputError: CUDA was asked for but is not available, or the name is unknown.
+    """
+    import torch
+
+    if requested == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(requested)
+    except RuntimeError as exc:
+        raise BadInputError(f"--device {requested!r} is not a device name (auto, cpu, cuda or cuda:N)") from exc
+    if device.type not in ("cpu", "cuda"):
+        raise BadInputError(f"--device {requested!r}: only cpu and cuda are supported")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise BadInputError(f"--device {requested}: no CUDA device is available on this machine")
+    return device
+
+
+def resolve_dtype(requested: str, device: Any) -> Any:
+    """Turn ``--dtype`` into a ``torch.dtype``.
+
+    ``auto`` means bfloat16 on a GPU that supports it (float16 otherwise) and float32 on the CPU, where half
+    precision is slow and less exact.
+
+    Args:
+        requested: One of :data:`DTYPES`.
+        device: The resolved device.
+    """
+    import torch
+
+    if requested not in DTYPES:
+        raise BadInputError(f"--dtype {requested!r} is not one of {', '.join(DTYPES)}")
+    if requested != "auto":
+        return getattr(torch, requested)
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+    return torch.float32
+
+
+def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) -> LoadedModel:
+    """Load processor and model from a local directory or a Hugging Face id.
+
+    With ``HF_HUB_OFFLINE=1`` only local directories and the local hub cache are used.
+
+    Args:
+        model_id: Hub id (``llava-hf/llava-1.5-7b-hf``) or a directory saved with ``save_pretrained``.
+        revision: Branch, tag or commit on the hub; None for the default branch.
+        dtype: ``--dtype`` value.
+        device: ``--device`` value.
+
+    Raises:
+        BadInputError: The model cannot be found or is not an image-text-to-text model; the device or dtype is
+            invalid.
+    """
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    torch_device = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, torch_device)
+    try:
+        processor = AutoProcessor.from_pretrained(model_id, revision=revision)
+        model = AutoModelForImageTextToText.from_pretrained(model_id, revision=revision, dtype=torch_dtype)
+    except (OSError, ValueError, KeyError) as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise BadInputError(f"cannot load model {model_id!r}: {first_line}") from exc
+    if getattr(processor, "chat_template", None) is None:
+        raise BadInputError(f"model {model_id!r} has no chat template in its processor; mmbatch needs one")
+    tokenizer = processor.tokenizer
+    if tokenizer.pad_token_id is None:
+        # Batched inputs need a padding token; padded positions are masked out, so which token it is does not matter.
+        tokenizer.pad_token = tokenizer.eos_token
+    model.to(torch_device)
+    model.eval()
+    commit = getattr(model.config, "_commit_hash", None)
+    return LoadedModel(
+        model=model, processor=processor, device=torch_device, dtype=torch_dtype, revision=commit or revision,
+    )

@@ -1,0 +1,66 @@
+"""Turning requests into model inputs: the chat message (images first, then the prompt) and padded batches.
+
+Video rows arrive as their sampled frames (``Request.images`` with ``is_video=True``); they are given to the model as
+that many images in order, the way LLaVA-1.5 and Idefics3 were evaluated on SEED-Bench video questions. This works
+for every image-text-to-text model, including those whose processor has no video input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from mmbatch.backends.base import Request
+
+VIDEO_AS = "frames as images"
+"""How video rows reach the model (recorded in the settings)."""
+
+
+def chat_text(processor: Any, request: Request) -> str:
+    """The model's chat-formatted text for one request, ending with the assistant's turn prefix.
+
+    Args:
+        processor: The model's processor (it carries the chat template).
+        request: The row; one image placeholder is written per image or frame, before the prompt.
+    """
+    content: list[dict[str, str]] = [{"type": "image"} for _ in request.images]
+    content.append({"type": "text", "text": request.prompt})
+    messages = [{"role": "user", "content": content}]
+    return str(processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
+
+
+def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]], device: Any, dtype: Any) -> Any:
+    """Tokenise a batch with LEFT padding and preprocess its images, on the model's device.
+
+    Args:
+        processor: The model's processor.
+        texts: Chat-formatted texts, one per row.
+        images: The images of each row, in order; all rows have images or none has.
+        device: Where the tensors go.
+        dtype: Floating-point dtype for pixel values (the model's).
+
+    Returns:
+        The processor's ``BatchFeature`` (``input_ids``, ``attention_mask``, ``pixel_values``...).
+    """
+    # Left padding keeps every row's last prompt token at the end, where generation continues.
+    processor.tokenizer.padding_side = "left"
+    if any(images):
+        inputs = processor(text=list(texts), images=[list(row) for row in images], padding=True, return_tensors="pt")
+    else:
+        inputs = processor(text=list(texts), padding=True, return_tensors="pt")
+    return inputs.to(device=device, dtype=dtype)
+
+
+def uniform_batches(requests: Sequence[Request], batch_size: int) -> Iterator[list[Request]]:
+    """Split requests, in their order, into batches of at most ``batch_size`` that all have images or none has.
+
+    Processors cannot mix rows with and without images in one call, so a change of kind starts a new batch.
+    """
+    batch: list[Request] = []
+    for request in requests:
+        if batch and (len(batch) == batch_size or bool(batch[0].images) != bool(request.images)):
+            yield batch
+            batch = []
+        batch.append(request)
+    if batch:
+        yield batch
