@@ -1,0 +1,106 @@
+"""Input checks of ``mmbatch score``: which benchmark each row is, unique indices, and ground truth present.
+
+Each failure is a :class:`~mmbatch.errors.BadInputError` naming the file, the row and the column (exit 2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.score.scorers import SCORERS, get_scorer
+
+_SHOWN = 5
+"""How many offending values an error message lists before ``and N more``."""
+
+
+def require_columns(frame: pl.DataFrame, path: Path | None) -> None:
+    """Fail clearly when the file lacks ``index``, ``extracted`` or ``answer``."""
+    if "index" not in frame.columns:
+        raise BadInputError("no 'index' column: not an MMBench-style stage file", path=path, column="index")
+    if "extracted" not in frame.columns:
+        raise BadInputError(
+            "no 'extracted' column: run `mmbatch extract` first (add --no-judge to use the rules only)",
+            path=path, column="extracted")
+    if "answer" not in frame.columns:
+        raise BadInputError(
+            "no 'answer' column: there is no ground truth to score against (a test split?); "
+            "`mmbatch export` writes the official submission file instead", path=path, column="answer")
+
+
+def resolve_benchmarks(frame: pl.DataFrame, benchmark: str | None, path: Path | None) -> pl.DataFrame:
+    """``frame`` with a lower-case ``benchmark`` column, restricted to ``--benchmark`` when given.
+
+    Without a ``benchmark`` column every row is ``--benchmark`` (required then). With one, ``--benchmark`` selects
+    its rows. Every remaining benchmark must have a scorer.
+    """
+    if "benchmark" not in frame.columns:
+        if benchmark is None:
+            raise BadInputError("the file has no 'benchmark' column: say which with --benchmark", path=path,
+                                column="benchmark")
+        return frame.with_columns(pl.lit(benchmark.lower()).alias("benchmark"))
+    frame = frame.with_columns(pl.col("benchmark").cast(pl.String).str.to_lowercase())
+    missing = frame.filter(pl.col("benchmark").is_null())
+    if missing.height:
+        if benchmark is None:
+            raise BadInputError("empty 'benchmark' cell (give --benchmark to score such rows)", path=path,
+                                index=missing["index"][0], column="benchmark")
+        frame = frame.with_columns(pl.col("benchmark").fill_null(benchmark.lower()))
+    if benchmark is not None:
+        present = sorted(frame["benchmark"].unique().to_list())
+        frame = frame.filter(pl.col("benchmark") == benchmark.lower())
+        if frame.height == 0:
+            raise BadInputError(f"no rows of benchmark {benchmark!r}; the file holds {', '.join(present)}",
+                                path=path, column="benchmark")
+    for name in frame["benchmark"].unique().sort().to_list():
+        if name not in SCORERS:
+            first = frame.filter(pl.col("benchmark") == name)["index"][0]
+            raise BadInputError(
+                f"no scorer for benchmark {name!r}; known: {', '.join(SCORERS)} "
+                "(score an MMBench-style MCQ file with --benchmark mmbench)",
+                path=path, index=first, column="benchmark")
+    return frame
+
+
+def check_unique_index(frame: pl.DataFrame, path: Path | None) -> None:
+    """Fail when an ``index`` occurs twice within one benchmark and model, naming the duplicates."""
+    keys = ["benchmark", "model", "index"]
+    duplicated = frame.group_by(keys).len().filter(pl.col("len") > 1).sort(keys, nulls_last=True)
+    if duplicated.height:
+        shown = ", ".join(str(v) for v in duplicated["index"].head(_SHOWN).to_list())
+        more = f" and {duplicated.height - _SHOWN} more" if duplicated.height > _SHOWN else ""
+        raise BadInputError(f"duplicate index values {shown}{more}: every row needs its own index",
+                            path=path, index=duplicated["index"][0], column="index")
+
+
+def answered_rows(frame: pl.DataFrame, path: Path | None) -> tuple[pl.DataFrame, list[str]]:
+    """The rows that can be scored, and a warning per split left out for having no ground truth at all.
+
+    Raises:
+        BadInputError: no row of a benchmark has an answer (a test split: use ``mmbatch export``), or a split
+            has answers for some rows only.
+    """
+    answered = pl.col("answer").cast(pl.String).str.strip_chars().fill_null("") != ""
+    splits = frame.group_by("benchmark", "split").agg(
+        answered.sum().alias("answered"), pl.len().alias("rows"),
+        pl.col("index").filter(~answered).first().alias("first_missing"),
+    ).sort("benchmark", "split", nulls_last=True)
+    warnings: list[str] = []
+    for benchmark, split, n_answered, rows, first_missing in splits.iter_rows():
+        if 0 < n_answered < rows:
+            raise BadInputError(f"{rows - n_answered} of {rows} rows of {benchmark} split {split!r} have no answer",
+                                path=path, index=first_missing, column="answer")
+    for benchmark in splits["benchmark"].unique().sort().to_list():
+        of_benchmark = splits.filter(pl.col("benchmark") == benchmark)
+        if of_benchmark["answered"].sum() == 0:
+            export = get_scorer(benchmark).submission_format
+            raise BadInputError(
+                f"the {benchmark} rows have no ground truth in 'answer' (a test split?): only the benchmark's "
+                f"server can score them; write the submission with `mmbatch export --format {export} "
+                f"--input {path or 'FILE'} --output SUBMISSION`", path=path, column="answer")
+        for split, rows in of_benchmark.filter(pl.col("answered") == 0).select("split", "rows").iter_rows():
+            warnings.append(f"{benchmark} split {split!r}: {rows} rows without answers are not scored "
+                            "(submit them with `mmbatch export`)")
+    return frame.filter(answered), warnings

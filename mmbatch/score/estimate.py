@@ -1,0 +1,106 @@
+"""Evaluate a :class:`~mmbatch.score.plan.ScorePlan`: point values, and bootstrap intervals when asked.
+
+The point value and every replicate go through the same arithmetic: type weights ``W`` (the observed type counts,
+or a replicate's) times the type statistics ``M`` give the sums, and each metric is a weighted sum of ratios of
+those sums. All metrics of all replicates are computed at once with numpy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from mmbatch.score.bootstrap import percentile_interval, resample_type_counts
+from mmbatch.score.plan import STRATUM, UNITS, MetricSpec, ScorePlan
+
+ESTIMATE_SCHEMA: dict[str, pl.DataType] = {
+    "level": pl.String(),
+    "group": pl.String(),
+    "metric": pl.String(),
+    "value": pl.Float64(),
+    "n": pl.Int64(),
+    "ci_low": pl.Float64(),
+    "ci_high": pl.Float64(),
+}
+
+
+def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator | None = None) -> pl.DataFrame:
+    """The metrics of ``plan`` as rows ``level, group, metric, value, n, ci_low, ci_high``.
+
+    A metric with an empty denominator (e.g. no circ-0 row in a category) is left out rather than reported as
+    0 or NaN. Intervals are null without ``replicates``, and for counts.
+
+    Args:
+        plan: the unit types and metric specifications of one partition.
+        replicates: number of bootstrap replicates (0: no intervals).
+        rng: generator for the replicates (required when ``replicates`` > 0).
+    """
+    stat_names = [c for c in plan.types.columns if c not in (UNITS, STRATUM) and "\x1f" in c]
+    column_of = {name: i for i, name in enumerate(stat_names)}
+    stats = plan.types.select(stat_names).to_numpy().astype(np.float64) if stat_names else np.zeros(
+        (plan.types.height, 0))
+    counts = plan.types[UNITS].to_numpy().astype(np.float64)
+    observed = counts @ stats
+    specs = [spec for spec in plan.metrics if _defined(spec, observed, column_of)]
+    if not specs:
+        return pl.DataFrame(schema=ESTIMATE_SCHEMA)
+    combine = _Combination(specs, column_of)
+    values = combine(observed[np.newaxis, :])[0]
+    low = np.full(len(specs), np.nan)
+    high = np.full(len(specs), np.nan)
+    if replicates > 0:
+        if rng is None:
+            raise ValueError("a bootstrap needs a random generator")
+        strata = plan.types[STRATUM].cast(pl.String).fill_null("").to_numpy()
+        weights = resample_type_counts(counts, strata, replicates, rng)
+        low, high = percentile_interval(combine(weights @ stats))
+        with_interval = np.array([spec.interval for spec in specs])
+        low[~with_interval], high[~with_interval] = np.nan, np.nan
+    n = [spec.n if isinstance(spec.n, int) else round(float(observed[column_of[spec.n]])) for spec in specs]
+    return pl.DataFrame(
+        {
+            "level": [s.level for s in specs],
+            "group": [s.group for s in specs],
+            "metric": [s.metric for s in specs],
+            "value": values,
+            "n": n,
+            "ci_low": low,
+            "ci_high": high,
+        },
+        schema=ESTIMATE_SCHEMA,
+    ).with_columns(pl.col("ci_low", "ci_high").fill_nan(None))
+
+
+def _defined(spec: MetricSpec, observed: np.ndarray, column_of: dict[str, int]) -> bool:
+    """Whether every column the spec needs exists and every denominator is positive in the observed data."""
+    if not spec.terms:
+        return False
+    for term in spec.terms:
+        if term.numerator not in column_of:
+            return False
+        if term.denominator is not None and (
+            term.denominator not in column_of or observed[column_of[term.denominator]] <= 0
+        ):
+            return False
+    return True
+
+
+class _Combination:
+    """Maps sums of shape ``(B, S)`` to metric values of shape ``(B, M)`` for a fixed list of specs."""
+
+    def __init__(self, specs: list[MetricSpec], column_of: dict[str, int]) -> None:
+        terms = [(i, term) for i, spec in enumerate(specs) for term in spec.terms]
+        self.numerators = np.array([column_of[t.numerator] for _, t in terms], dtype=np.int64)
+        # A plain sum divides by 1: the index -1 points at a column of ones appended to the sums.
+        self.denominators = np.array(
+            [column_of[t.denominator] if t.denominator is not None else -1 for _, t in terms], dtype=np.int64)
+        self.weights = np.array([t.weight for _, t in terms], dtype=np.float64)
+        # Terms are listed spec by spec, so each spec's terms form one run starting here.
+        self.starts = np.cumsum([0] + [len(spec.terms) for spec in specs[:-1]])
+
+    def __call__(self, sums: np.ndarray) -> np.ndarray:
+        padded = np.concatenate([sums, np.ones((sums.shape[0], 1))], axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratios = self.weights * padded[:, self.numerators] / padded[:, self.denominators]
+        # A NaN term (an empty denominator in a replicate) makes its metric NaN for that replicate.
+        return np.add.reduceat(ratios, self.starts, axis=1)

@@ -1,0 +1,104 @@
+"""The long metrics table of ``score``: its columns, and writing/reading it as .json, .tsv or .parquet.
+
+Columns (contract.md): ``benchmark, model, split, level, group, metric, value, n, ci_low, ci_high``. A ``.json``
+file is a plain JSON list of row objects; its metadata lives in the sidecar ``FILE.json.meta.json`` (as for TSV).
+The per-row hits go to a stage file beside it: ``metrics.parquet`` -> ``metrics.hits.parquet``,
+``metrics.tsv`` -> ``metrics.hits.tsv``, ``metrics.json`` -> ``metrics.hits.parquet``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch import __version__
+from mmbatch.errors import BadInputError
+from mmbatch.schema.columns import SCORES
+from mmbatch.tableio import Table, atomic_path, metadata_sidecar, read_table, write_table
+
+PARTITION = ("benchmark", "model", "split")
+"""Columns that split a file into independently scored partitions."""
+
+METRICS_COLUMNS: tuple[str, ...] = tuple(column.name for column in SCORES.columns)
+METRICS_SCHEMA: dict[str, pl.DataType] = {
+    "benchmark": pl.String(), "model": pl.String(), "split": pl.String(), "level": pl.String(),
+    "group": pl.String(), "metric": pl.String(), "value": pl.Float64(), "n": pl.Int64(),
+    "ci_low": pl.Float64(), "ci_high": pl.Float64(),
+}
+METRICS_FORMATS = (".json", ".tsv", ".parquet")
+
+
+def metrics_frame(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Concatenate per-partition estimates into the metrics table, columns in contract order."""
+    frames = [part.select(METRICS_COLUMNS).cast(METRICS_SCHEMA) for part in parts]  # type: ignore[arg-type]
+    return pl.concat(frames) if frames else pl.DataFrame(schema=METRICS_SCHEMA)
+
+
+def check_metrics_path(path: Path) -> None:
+    """Fail before any work when the output extension is not one the metrics table can be written as."""
+    if path.suffix.lower() not in METRICS_FORMATS:
+        raise BadInputError(f"cannot write metrics as '{path.suffix or 'no extension'}'; use one of "
+                            f"{', '.join(METRICS_FORMATS)}", path=path)
+
+
+def hits_path(metrics_path: Path) -> Path:
+    """Where the per-row hits file of ``metrics_path`` goes (same folder, ``.hits`` before the extension)."""
+    suffix = metrics_path.suffix.lower()
+    hits_suffix = ".tsv" if suffix == ".tsv" else ".parquet"
+    return metrics_path.with_name(f"{metrics_path.stem}.hits{hits_suffix}")
+
+
+def write_metrics(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> Path:
+    """Write the metrics table atomically; ``.json`` as a list of rows plus a metadata sidecar."""
+    check_metrics_path(path)
+    if path.suffix.lower() != ".json":
+        return write_table(frame, path, metadata)
+    metadata = {"mmbatch_version": __version__, **metadata}
+    rows = [{key: _json_value(value) for key, value in row.items()} for row in frame.to_dicts()]
+    with atomic_path(metadata_sidecar(path)) as tmp:
+        tmp.write_text(json.dumps(metadata, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _json_value(value: Any) -> Any:
+    """NaN is not JSON: write it as null."""
+    return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def read_metrics(path: str | Path) -> Table:
+    """Read a metrics table written by ``score`` (.json, .tsv or .parquet) with its metadata.
+
+    Raises:
+        BadInputError: the file is missing, unreadable or lacks a metrics column.
+    """
+    path = Path(path)
+    check_metrics_path(path)
+    table = _read_json_metrics(path) if path.suffix.lower() == ".json" else read_table(path)
+    missing = [c for c in METRICS_COLUMNS if c not in table.frame.columns]
+    if missing:
+        raise BadInputError(f"not a metrics table: missing column(s) {', '.join(missing)}", path=path,
+                            column=missing[0])
+    table.frame = table.frame.cast({k: v for k, v in METRICS_SCHEMA.items()})  # type: ignore[arg-type]
+    return table
+
+
+def _read_json_metrics(path: Path) -> Table:
+    if not path.is_file():
+        raise BadInputError("no such file", path=path)
+    try:
+        rows = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"not a JSON metrics file ({exc})", path=path) from exc
+    if not isinstance(rows, list):
+        raise BadInputError("not a JSON metrics file: expected a list of rows", path=path)
+    frame = pl.DataFrame(rows, schema=METRICS_SCHEMA) if rows else pl.DataFrame(schema=METRICS_SCHEMA)
+    sidecar = metadata_sidecar(path)
+    metadata = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+    return Table(frame, metadata)

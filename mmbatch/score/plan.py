@@ -1,0 +1,125 @@
+"""What a benchmark scorer hands to the estimator: unit types, their statistics per cell, and the metrics.
+
+Every metric of every benchmark is a weighted sum of ratios of sums over resampling units (a circular group, an
+MME image, a SEED row): ``value = sum(weight * sum(numerator) / sum(denominator))``. Accuracy is one ratio, MME's
+score two (acc + acc+), an MME total twenty, a macro mean one per dimension with weight ``100 / K``. Because
+units with the same statistics are interchangeable, a scorer collapses its units into *unit types* (a few hundred
+rows even for a million questions) and the estimator works on those, for the point value and every bootstrap
+replicate alike.
+
+A *cell* is one (level, group) of the metrics table, e.g. (``category``, ``image_emotion``). Cell statistics are
+columns of the unit-type frame named by :func:`cell_stat`, zero for types outside the cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+
+UNITS = "units"
+"""Column of the unit-type frame: how many units have this type."""
+STRATUM = "stratum"
+"""Column of the unit-type frame: the stratum within which the bootstrap resamples units."""
+PERCENT = 100.0
+_SEPARATOR = "\x1f"
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """One term of a metric: ``weight * sum(numerator) / sum(denominator)`` over the (resampled) units."""
+
+    numerator: str
+    """Cell-statistic column summed for the numerator."""
+    denominator: str | None = None
+    """Cell-statistic column summed for the denominator; None for a plain (weighted) sum such as a count."""
+    weight: float = PERCENT
+    """Factor applied to the ratio: 100 for a percentage, ``100 / K`` for one of K terms of a macro mean."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One row of the metrics table, before it is evaluated."""
+
+    level: str
+    """Aggregation level (``overall``, ``category``, ``subtask``, ``dimension``, ...)."""
+    group: str
+    """Group within the level (``Overall``, a category name, ...)."""
+    metric: str
+    """Metric name (``circular_acc``, ``acc``, ``score``, ``unmatched``, ...)."""
+    terms: tuple[Ratio, ...]
+    """The value is the sum of these terms."""
+    n: str | int
+    """Units the value is computed over: a cell-statistic column (its observed sum) or a fixed count."""
+    interval: bool = True
+    """Whether a bootstrap interval is meaningful (False for counts such as ``unmatched``)."""
+
+
+@dataclass(frozen=True)
+class ScorePlan:
+    """Everything the estimator needs for one (benchmark, model, split) partition."""
+
+    types: pl.DataFrame
+    """One row per unit type: :data:`UNITS`, :data:`STRATUM` and the cell-statistic columns."""
+    metrics: tuple[MetricSpec, ...]
+    """The rows of the metrics table, in display order."""
+    warnings: tuple[str, ...] = field(default=())
+    """Problems the user must see (printed and recorded in the metadata)."""
+
+
+def cell_stat(level: str, group: str, stat: str) -> str:
+    """Name of the column holding statistic ``stat`` of the cell (``level``, ``group``)."""
+    return _SEPARATOR.join((level, group, stat))
+
+
+def collapse_units(units: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Count the units per distinct combination of ``keys`` (stratum, cell columns and statistics)."""
+    return units.group_by(list(keys)).agg(pl.len().cast(pl.Int64).alias(UNITS)).sort(list(keys), nulls_last=True)
+
+
+def expand_cells(types: pl.DataFrame, level: str, column: str, groups: Iterable[str],
+                 stats: Sequence[str]) -> pl.DataFrame:
+    """Add, for each group of ``level``, each statistic restricted to the types whose ``column`` equals the group.
+
+    Args:
+        types: the collapsed unit types.
+        level: the level name used in :func:`cell_stat` names.
+        column: the column of ``types`` that holds each type's group at this level (null: in no group).
+        groups: the groups to add, usually the distinct non-null values of ``column``.
+        stats: the statistic columns of ``types`` to restrict.
+    """
+    exprs = [
+        pl.when(pl.col(column) == group).then(pl.col(stat)).otherwise(0).cast(pl.Float64)
+        .alias(cell_stat(level, group, stat))
+        for group in groups
+        for stat in stats
+    ]
+    return types.with_columns(exprs) if exprs else types
+
+
+def groups_in_order(types: pl.DataFrame, column: str, order: dict[str, int] | None = None) -> list[str]:
+    """The distinct non-null values of ``column``, in ``order`` (unknown ones after, alphabetically)."""
+    values = [v for v in types[column].unique().to_list() if v is not None]
+    rank = order or {}
+    return sorted(values, key=lambda v: (rank.get(v, len(rank)), v))
+
+
+def accuracy(level: str, group: str, metric: str, hits: str, total: str) -> MetricSpec:
+    """``100 * hits / total`` of one cell, over ``total`` units."""
+    numerator, denominator = cell_stat(level, group, hits), cell_stat(level, group, total)
+    return MetricSpec(level, group, metric, (Ratio(numerator, denominator),), n=denominator)
+
+
+def count(level: str, group: str, metric: str, stat: str, total: str) -> MetricSpec:
+    """A plain count of one cell (``unmatched``, ``failed``), with ``n`` the cell's ``total``."""
+    return MetricSpec(level, group, metric, (Ratio(cell_stat(level, group, stat), None, 1.0),),
+                      n=cell_stat(level, group, total), interval=False)
+
+
+def macro_mean(level: str, group: str, metric: str, cells: Sequence[tuple[str, str]], hits: str,
+               total: str) -> MetricSpec:
+    """The plain mean of the accuracies of ``cells`` (each a (level, group)), over ``len(cells)`` cells."""
+    weight = PERCENT / len(cells)
+    terms = tuple(Ratio(cell_stat(lv, gr, hits), cell_stat(lv, gr, total), weight) for lv, gr in cells)
+    return MetricSpec(level, group, metric, terms, n=len(cells))

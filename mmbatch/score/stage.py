@@ -1,0 +1,106 @@
+"""The ``score`` stage as a function: extracted rows in, per-row hits and the long metrics table out.
+
+Rows are scored per (benchmark, model, split) partition by their benchmark's scorer; the CLI only reads, calls
+:func:`score_frame` and writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.score.bootstrap import CONFIDENCE, partition_rng
+from mmbatch.score.checks import answered_rows, check_unique_index, require_columns, resolve_benchmarks
+from mmbatch.score.estimate import estimate
+from mmbatch.score.hits import FAILED, UNMATCHED, add_hits
+from mmbatch.score.metrics_table import PARTITION, metrics_frame
+from mmbatch.score.scorers import get_scorer
+
+RESAMPLING = "groups (circular group, MME image, SEED row) with replacement within each category/subtask/dimension"
+"""How ``--bootstrap`` resamples, as recorded in the metadata."""
+
+
+@dataclass(frozen=True)
+class ScoreOptions:
+    """Options of ``mmbatch score``."""
+
+    benchmark: str | None = None
+    """Score only this benchmark's rows; required when the file has no ``benchmark`` column."""
+    bootstrap: int = 0
+    """Bootstrap replicates for the 95 % intervals (0: no intervals)."""
+    seed: int = 0
+    """Seed of the bootstrap; the same file and seed give the same intervals."""
+
+    def settings(self) -> dict[str, Any]:
+        """What is recorded under ``score`` in the output metadata."""
+        settings: dict[str, Any] = {"benchmark": self.benchmark, "bootstrap": self.bootstrap}
+        if self.bootstrap:
+            settings |= {"seed": self.seed, "confidence": CONFIDENCE, "interval": "percentile",
+                         "resampling": RESAMPLING}
+        return settings
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """What ``score`` produces."""
+
+    metrics: pl.DataFrame
+    """The long metrics table (columns of :data:`mmbatch.schema.columns.SCORES`)."""
+    hits: pl.DataFrame
+    """The scored rows with ``hit`` added."""
+    warnings: tuple[str, ...] = field(default=())
+    """Problems to show the user (splits without answers, MME images without two questions, ...)."""
+
+
+def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None = None) -> ScoreResult:
+    """Score extracted rows.
+
+    Args:
+        frame: extracted rows (``index``, ``extracted``, ``answer``, and ``benchmark`` unless
+            ``options.benchmark`` says it).
+        options: benchmark filter and bootstrap settings.
+        path: the input file, named in error messages.
+
+    Raises:
+        BadInputError: missing columns, an unknown benchmark, duplicate indices, or no ground truth.
+    """
+    if options.bootstrap < 0:
+        raise BadInputError(f"--bootstrap must be 0 or more, not {options.bootstrap}")
+    require_columns(frame, path)
+    frame = resolve_benchmarks(frame, options.benchmark, path)
+    frame = _with_default_columns(frame)
+    check_unique_index(frame, path)
+    frame, warnings = answered_rows(frame, path)
+    scorers = {name: get_scorer(name) for name in frame["benchmark"].unique().to_list()}
+    hits = add_hits(frame, [name for name, s in scorers.items() if s.case_insensitive])
+    parts = []
+    for key, rows in sorted(hits.partition_by(PARTITION, as_dict=True, maintain_order=True).items(),
+                            key=lambda item: tuple("" if v is None else str(v) for v in item[0])):
+        plan = scorers[str(key[0])].plan(rows)
+        warnings += [f"{key[0]} (model {key[1]}, split {key[2]}): {w}" for w in plan.warnings]
+        rng = partition_rng(options.seed, key) if options.bootstrap else None
+        parts.append(estimate(plan, replicates=options.bootstrap, rng=rng).with_columns(
+            pl.lit(value, dtype=pl.String).alias(name) for name, value in zip(PARTITION, key, strict=True)))
+    failed = int(hits[FAILED].sum())
+    if failed:
+        warnings.append(f"{failed} rows failed upstream (an 'error' from infer or extract); they count as wrong")
+    hits = hits.drop(UNMATCHED, FAILED)
+    return ScoreResult(metrics_frame(parts), hits, tuple(warnings))
+
+
+def _with_default_columns(frame: pl.DataFrame) -> pl.DataFrame:
+    """Add ``model`` and ``split`` (null) when absent, and ``g_index`` from each benchmark's default grouping."""
+    missing = [pl.lit(None, dtype=pl.String).alias(name) for name in ("model", "split") if name not in frame.columns]
+    frame = frame.with_columns(missing) if missing else frame
+    frame = frame.with_columns(pl.col("model", "split").cast(pl.String))
+    if "g_index" in frame.columns:
+        return frame
+    default = pl.lit(None, dtype=pl.Int64)
+    for name in frame["benchmark"].unique().to_list():
+        key = get_scorer(name).group_key(frame)
+        default = pl.when(pl.col("benchmark") == name).then(key).otherwise(default)
+    return frame.with_columns(default.cast(pl.Int64).alias("g_index"))
