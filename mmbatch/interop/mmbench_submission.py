@@ -1,0 +1,64 @@
+"""The xlsx the MMBench evaluation server takes: one row per question copy with the model's ``prediction``.
+
+Columns, in this order, where the input has them: ``index, question, hint, A..(options), prediction, answer,
+category, l2-category, split`` (LLaVA's accepted uploads have ``index, question, A-D, prediction, answer, split``;
+VLMEvalKit's carry the rest too). The server runs its own answer matching on ``prediction``, so the raw model text is
+written, from a predictions or an extracted file alike; test-split rows have an empty ``answer``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.interop.rows import ExportResult
+from mmbatch.schema.columns import option_columns
+from mmbatch.tableio import atomic_path
+
+LEADING = ("index", "question", "hint")
+TRAILING = ("prediction", "answer", "category", "l2-category", "split")
+
+
+def check_output(output: Path) -> None:
+    """The server takes an .xlsx file."""
+    if output.suffix.lower() != ".xlsx":
+        raise BadInputError("the MMBench submission is an .xlsx file", path=output)
+
+
+def submission_frame(frame: pl.DataFrame) -> pl.DataFrame:
+    """The submission's columns and rows (in the input's order) from a predictions or extracted frame.
+
+    Raises:
+        BadInputError: the frame lacks ``index``, ``question``, option columns or ``prediction``, or holds
+            likelihood rows (no text prediction: export the extracted file, whose letters are then written).
+    """
+    for name in ("index", "question", "prediction"):
+        if name not in frame.columns:
+            raise BadInputError(f"an MMBench submission needs the `{name}` column", column=name)
+    options = option_columns(frame.columns)
+    if not options:
+        raise BadInputError("an MMBench submission needs option columns (A, B, ...)", column="A")
+    prediction = pl.col("prediction")
+    if "mode" in frame.columns and (frame["mode"] == "likelihood").any():
+        if "extracted" not in frame.columns:
+            raise BadInputError("likelihood-mode rows have no text prediction; export the file written by "
+                                "`mmbatch extract` instead", column="mode")
+        # Likelihood rows' answer is the ranked letter; the server matches a bare letter exactly.
+        prediction = pl.when(pl.col("mode") == "likelihood").then(pl.col("extracted")).otherwise(prediction)
+    columns = [c for c in LEADING if c in frame.columns] + options
+    columns += [c for c in TRAILING if c in frame.columns and c != "prediction"]
+    at = len([c for c in LEADING if c in frame.columns]) + len(options)
+    ordered = columns[:at] + ["prediction"] + columns[at:]
+    return frame.with_columns(prediction.alias("prediction")).select(ordered)
+
+
+def export_rows(frame: pl.DataFrame, output: Path) -> ExportResult:
+    """Write the submission xlsx atomically (empty cells for nulls)."""
+    submission = submission_frame(frame)
+    with atomic_path(output) as tmp:
+        submission.write_excel(tmp, worksheet="Sheet1", autofit=False)
+    unanswered = int(submission["prediction"].is_null().sum())
+    notes = (f"{unanswered} row(s) have no prediction",) if unanswered else ()
+    return ExportResult((output,), submission.height, notes)

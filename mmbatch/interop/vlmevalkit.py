@@ -1,0 +1,75 @@
+"""VLMEvalKit (and LLaVA upload) prediction files: an MMBench-style table (xlsx, TSV or Parquet) with ``prediction``.
+
+Every column is carried through. ``g_index`` comes from the file's own ``g_index`` column, else from the circular
+offset (``index % 1e6``); MME files (VLMEvalKit's ``MME`` dataset) pair the two questions of an image by
+``(category, image_path)``, as VLMEvalKit's own MME rating does. The ``image`` payload is dropped, as ``infer`` does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.interop.mme_eval_tool import SUBTASK_PART
+from mmbatch.interop.rows import (
+    PROMPT_FROM_QUESTION,
+    ImportOptions,
+    ImportResult,
+    circular_group,
+    default_model,
+    finish_rows,
+    require_columns,
+)
+from mmbatch.schema.columns import option_columns
+from mmbatch.tableio import read_table
+
+
+def detect_benchmark(frame: pl.DataFrame, requested: str | None, path: Path) -> str:
+    """``--benchmark``, else the file's ``benchmark`` column, else MCQ (options) -> mmbench, Yes/No answers -> mme."""
+    if requested:
+        return requested
+    if "benchmark" in frame.columns and frame["benchmark"].n_unique() == 1 and frame["benchmark"][0]:
+        return str(frame["benchmark"][0])
+    if option_columns(frame.columns):
+        return "mmbench"
+    if "answer" in frame.columns and frame["answer"].drop_nulls().is_in(["Yes", "No"]).all():
+        return "mme"
+    raise BadInputError("cannot tell the benchmark of this file; pass --benchmark", path=path)
+
+
+def group_index(frame: pl.DataFrame, benchmark: str, path: Path) -> pl.DataFrame:
+    """Add ``g_index``: the file's own, else the image pair (MME), else ``index % 1e6``."""
+    if "g_index" in frame.columns:
+        return frame
+    if benchmark != "mme":
+        return frame.with_columns(circular_group(pl.col("index")))
+    if "image_path" not in frame.columns:
+        raise BadInputError("MME rows need `image_path` (or `g_index`) to pair the two questions of each image",
+                            path=path, column="image_path")
+    return frame.with_columns(pl.col("index").min().over("category", "image_path").alias("g_index"))
+
+
+def import_rows(options: ImportOptions) -> ImportResult:
+    """Read one VLMEvalKit prediction file into predictions rows."""
+    table = read_table(options.input)
+    frame = table.frame
+    require_columns(frame, ("index", "question", "prediction"), path=options.input, what="VLMEvalKit prediction")
+    if "image" in frame.columns:
+        frame = frame.drop("image")
+    benchmark = detect_benchmark(frame, options.benchmark, options.input)
+    frame = group_index(frame, benchmark, options.input)
+    if "benchmark" not in frame.columns:
+        frame = frame.with_columns(pl.lit(benchmark).alias("benchmark"))
+    if benchmark == "mme" and "category" in frame.columns and "l2-category" not in frame.columns:
+        frame = frame.with_columns(pl.col("category").replace_strict(SUBTASK_PART, default=None)
+                                   .alias("l2-category"))
+    recorded = frame["model"].drop_nulls().first() if "model" in frame.columns else None
+    model = default_model(options, str(recorded) if recorded is not None else None)
+    finished = finish_rows(frame, model=model, path=options.input)
+    return ImportResult(finished, {
+        "format": "vlmevalkit", "benchmark": benchmark, "model": model, "rows": finished.height,
+        "groups": finished["g_index"].n_unique(),
+        "prompt_source": "prompt column of the file" if "prompt" in frame.columns else PROMPT_FROM_QUESTION,
+    })
