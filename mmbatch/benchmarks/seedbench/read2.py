@@ -1,0 +1,87 @@
+"""``mmbatch prepare --benchmark seedbench2``: the SEED-Bench-2 (and SEED-Bench-2-Plus) reader.
+
+Input: ``SEED-Bench_v2_level1_2_3.json`` (or the SEED-Bench-2-Plus JSON) and ``--media-root``.
+
+``data_id`` may be one file or a list: several images (``Multiple Images``), the images an interleaved question's
+``<img>`` placeholders stand for (in order), the candidate images of the generation dimensions 25-27, or the 8
+frames of a ``Video`` question. A list is written as a JSON list of paths: in ``video_path`` for ``Video`` rows, in
+``image_path`` otherwise. ``category`` is the dimension name (for SEED-Bench-2-Plus, which has no dimension ids,
+``question_image_type``), ``l2-category`` is ``subpart`` (the part: Single-Image & Text Comprehension, ...), and the
+source's ``level``, ``subpart``, ``data_source``, ``version`` and any other fields are carried as text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch.benchmarks.base import ReadOptions
+from mmbatch.benchmarks.seedbench.media_files import MediaChecker
+from mmbatch.benchmarks.seedbench.questions import SEED2_DIMENSIONS, load_questions
+from mmbatch.benchmarks.seedbench.read import media_root_of
+from mmbatch.benchmarks.seedbench.records import extra_fields, shared_fields
+from mmbatch.benchmarks.seedbench.rows import rows_to_frame
+from mmbatch.errors import BadInputError
+from mmbatch.progress import progress
+
+VIDEO_DATA_TYPE = "Video"
+"""SEED-Bench-2's ``data_type`` of the video dimensions 19-22 (8 frame images each)."""
+
+PLUS_CATEGORY_FIELD = "question_image_type"
+"""SEED-Bench-2-Plus's category (chart, map, web) in place of a dimension id."""
+
+
+@dataclass(frozen=True)
+class SeedBench2Reader:
+    """Reads SEED-Bench-2 / 2-Plus JSON with its images and video frames."""
+
+    name: str = "seedbench2"
+    """The ``benchmark`` column value."""
+    default_template: str = "seed-likelihood"
+    """The official evaluation ranks the choices by likelihood after ``Question: ...\\nAnswer:``."""
+    default_mode: str = "likelihood"
+    """Answer ranking, as the official evaluation does."""
+
+    def read(self, path: Path, options: ReadOptions) -> pl.DataFrame:
+        """Prepared SEED-Bench-2 rows (without the prompt columns).
+
+        Raises:
+            BadInputError: a bad record or media file, naming the file, row index and column.
+        """
+        path = Path(path)
+        records, names = load_questions(path)
+        media = MediaChecker(media_root_of(path, options), path, options.max_pixels)
+        records = records[: options.limit] if options.limit is not None else records
+        rows: list[dict[str, Any]] = []
+        with progress("checking SEED-Bench-2 media", total=len(records), unit="questions") as bar:
+            for index, record in enumerate(records):
+                rows.append(seed2_row(record, index=index, path=path, media=media,
+                                      dimension_names=names or SEED2_DIMENSIONS, benchmark=self.name))
+                bar.advance()
+        return rows_to_frame(rows)
+
+
+def seed2_row(record: dict[str, Any], *, index: int, path: Path, media: MediaChecker,
+              dimension_names: dict[int, str], benchmark: str) -> dict[str, Any]:
+    """One prepared SEED-Bench-2 row, its media files checked."""
+    row = shared_fields(record, index=index, path=path, benchmark=benchmark, dimension_names=dimension_names,
+                        category_field=PLUS_CATEGORY_FIELD)
+    column = "video_path" if row["data_type"] == VIDEO_DATA_TYPE else "image_path"
+    data_id = record.get("data_id")
+    if isinstance(data_id, list) and data_id and all(isinstance(d, str) and d for d in data_id):
+        row[column] = media.images(data_id, index=index, column=column)
+    elif isinstance(data_id, str) and data_id:
+        row[column] = (media.video(data_id, index=index, column=column) if column == "video_path"
+                       else media.image(data_id, index=index, column=column))
+    else:
+        raise BadInputError(f"'data_id' must be a path or a list of paths, not {data_id!r}", path=path,
+                            index=index, column=column)
+    row["l2-category"] = record.get("subpart") or row["data_type"]
+    return {**extra_fields(record), **row}
+
+
+READER = SeedBench2Reader()
+"""The reader registered as ``seedbench2`` in :data:`mmbatch.benchmarks.READERS`."""
