@@ -55,6 +55,10 @@ class Request:
     """Whether ``images`` are frames of one video."""
     options: list[str] = field(default_factory=list)
     """Likelihood mode: the continuation texts to score (option texts, or ``A.``.. for letter scoring)."""
+    answer: str | None = None
+    """The row's ground truth when known. Real models never read it; the ``echo`` backend's dry-run modes do."""
+    answer_position: int | None = None
+    """Likelihood mode: position of the right answer in ``options`` when known (``echo`` only, like ``answer``)."""
 
 
 @dataclass

@@ -28,8 +28,8 @@ class SegmentUnit(str, Enum):
 
 
 def round_half_even(value: float) -> int:
-    """``np.round`` for one number: halves go to the even neighbour (Python's ``round`` does the same)."""
-    return int(round(value))
+    """``np.round`` for one number: halves go to the even neighbour, as Python's ``round`` does."""
+    return round(value)
 
 
 def uniform_frame_indices(num_frames: int, num_segments: int) -> list[int]:

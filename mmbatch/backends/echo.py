@@ -1,0 +1,142 @@
+"""The ``echo`` backend: deterministic answers without a model, for tests, dry runs and pipeline checks.
+
+``--model`` chooses what it answers (``MODE`` or ``MODE:ARGUMENT``):
+
+- ``answer``: the row's ground truth (the answer letter, or ``Yes``/``No``), empty text when the row has none;
+  in likelihood mode the right option gets the best score.
+- ``fixed:TEXT``: always ``TEXT``; in likelihood mode every option gets the same score per token, so the first
+  option wins (ties go to the first choice).
+- ``letter:X``: always the letter ``X``; in likelihood mode option ``X`` (by position, A = first) wins.
+- ``prompt``: the last line of the prompt, as a stand-in for a model that repeats its input.
+- ``media``: a description of what the model would see (``2 images 32x16 8x8``, ``video 8 frames 64x48``), to
+  check image references and frame sampling end to end.
+
+Scores in likelihood mode are ``-1`` per token (a token is a whitespace-separated word), minus 5 more for every
+option that is not the chosen one, so ``choice_logprobs`` and ``choice_ntokens`` look like a real model's.
+
+Test aid: ``MMBATCH_ECHO_DELAY_S`` (seconds per row, default 0) slows the backend down so tests can kill a run in
+the middle; it does not change any result.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mmbatch.backends.base import BackendOptions, Request, Result
+from mmbatch.errors import BadInputError
+
+MODES = ("answer", "fixed", "letter", "prompt", "media")
+DELAY_VARIABLE = "MMBATCH_ECHO_DELAY_S"
+WRONG_OPTION_PENALTY = 5.0
+
+
+@dataclass(frozen=True)
+class EchoMode:
+    """A parsed ``--model`` for the echo backend."""
+
+    name: str
+    """One of :data:`MODES`."""
+    argument: str | None = None
+    """The text after ``:`` (``fixed`` text, ``letter`` letter)."""
+
+
+def parse_mode(model: str) -> EchoMode:
+    """Parse ``MODE[:ARGUMENT]``.
+
+    Raises:
+        BadInputError: an unknown mode, or a missing or bad argument.
+    """
+    name, _, argument = model.partition(":")
+    if name not in MODES:
+        raise BadInputError(f"--model {model!r}: the echo backend answers with one of {', '.join(MODES)} "
+                            "(e.g. answer, fixed:TEXT, letter:B)")
+    if name in ("fixed", "letter") and not argument:
+        raise BadInputError(f"--model {model!r}: echo mode {name!r} needs an argument ({name}:...)")
+    if name == "letter" and not (len(argument) == 1 and argument.isupper()):
+        raise BadInputError(f"--model {model!r}: letter:X needs one uppercase letter")
+    return EchoMode(name, argument or None)
+
+
+class EchoBackend:
+    """Answers from the request itself; see the module docstring for the modes."""
+
+    name = "echo"
+
+    def __init__(self, options: BackendOptions) -> None:
+        self.options = options
+        self.mode = parse_mode(options.model)
+        self.delay_s = float(os.environ.get(DELAY_VARIABLE, "0") or 0)
+
+    def settings(self) -> dict[str, Any]:
+        """The mode is all that changes results."""
+        return {"backend": self.name, "model": self.options.model}
+
+    def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
+        """One result per request, yielded one at a time (like an API backend)."""
+        for request in requests:
+            start = time.perf_counter()
+            self._wait()
+            words = self._answer_text(request).split(" ")
+            text = " ".join(words[:max_new_tokens])
+            yield [Result(request.index, prediction=text, output_tokens=len(text.split()),
+                          latency_ms=_elapsed_ms(start))]
+
+    def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """Scores that favour the chosen option (see the module docstring)."""
+        for request in requests:
+            start = time.perf_counter()
+            self._wait()
+            chosen = self._chosen_position(request)
+            ntokens = [max(len(option.split()), 1) for option in request.options]
+            logprobs = [-float(n) - (0.0 if i == chosen else WRONG_OPTION_PENALTY) for i, n in enumerate(ntokens)]
+            yield [Result(request.index, choice_logprobs=logprobs, choice_ntokens=ntokens, output_tokens=0,
+                          latency_ms=_elapsed_ms(start))]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def _wait(self) -> None:
+        if self.delay_s > 0:
+            time.sleep(self.delay_s)
+
+    def _answer_text(self, request: Request) -> str:
+        mode = self.mode
+        if mode.name == "answer":
+            return (request.answer or "").strip()
+        if mode.name in ("fixed", "letter"):
+            return mode.argument or ""
+        if mode.name == "prompt":
+            lines = [line for line in request.prompt.splitlines() if line.strip()]
+            return lines[-1].strip() if lines else ""
+        return describe_media(request)
+
+    def _chosen_position(self, request: Request) -> int | None:
+        if self.mode.name == "answer":
+            return request.answer_position
+        if self.mode.name == "letter" and self.mode.argument:
+            return ord(self.mode.argument) - ord("A")
+        return None
+
+
+def describe_media(request: Request) -> str:
+    """What a request shows the model, e.g. ``video 8 frames 64x48`` or ``2 images 32x16 8x8``."""
+    if not request.images:
+        return "no image"
+    sizes = " ".join(f"{image.width}x{image.height}" for image in request.images)
+    if request.is_video:
+        return f"video {len(request.images)} frames {sizes}"
+    noun = "image" if len(request.images) == 1 else "images"
+    return f"{len(request.images)} {noun} {sizes}"
+
+
+def _elapsed_ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000.0
+
+
+def create_backend(options: BackendOptions) -> EchoBackend:
+    """The ``echo`` backend for ``options.model`` (a mode, see the module docstring)."""
+    return EchoBackend(options)

@@ -1,0 +1,76 @@
+"""``mmbatch infer``: run a model over a prepared file (resumable, shardable)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from mmbatch.options import positive_int
+
+BACKEND_NAMES = ("hf", "openai", "echo")
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``infer`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "infer",
+        help="run a model over a prepared file",
+        description="Answer every row of a prepared file with a model: generation (generate rows) or option "
+        "ranking by log-likelihood (likelihood rows). Rerunning the same command resumes; --shard K/N runs 1/N "
+        "of the rows and writes OUTPUT as NAME.shard-K-of-N.EXT (join them with `mmbatch merge`).",
+    )
+    parser.add_argument("--input", required=True, type=Path, help="prepared file (.parquet or .tsv)")
+    parser.add_argument("--output", required=True, type=Path, help="predictions file (.parquet or .tsv)")
+    parser.add_argument("--backend", required=True, choices=BACKEND_NAMES,
+                        help="hf (local transformers model), openai (OpenAI-compatible server), echo (no model)")
+    parser.add_argument("--model", required=True,
+                        help="Hugging Face id or local path (hf), model name (openai), or echo mode "
+                        "(answer, fixed:TEXT, letter:X, prompt, media)")
+    parser.add_argument("--revision", help="model revision (hf)")
+    parser.add_argument("--batch-size", type=positive_int, default=8, help="rows per forward pass (hf; default 8)")
+    parser.add_argument("--max-new-tokens", type=positive_int, default=512,
+                        help="longest generated answer in tokens (default 512)")
+    parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0: greedy)")
+    parser.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto",
+                        help="weights dtype (hf; default auto)")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N (hf)")
+    parser.add_argument("--num-frames", type=positive_int, default=8,
+                        help="frames sampled from each video, by the SEED-Bench rule (default 8)")
+    parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (openai)")
+    parser.add_argument("--concurrency", type=positive_int, default=16, help="requests in flight (openai; 16)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request (openai; 120)")
+    parser.add_argument("--max-retries", type=int, default=5, help="retries per request (openai; 5)")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="run shard K (0-based) of N; default from SLURM_ARRAY_TASK_ID or "
+                        "JOB_COMPLETION_INDEX with MMBATCH_NUM_SHARDS, else the whole file")
+    parser.add_argument("--media-root", type=Path,
+                        help="folder of image_path/video_path files (default: the one recorded by prepare, "
+                        "else the prepared file's folder)")
+    parser.add_argument("--likelihood-target", choices=("content", "letter"), default="content",
+                        help="likelihood rows score the option texts (content) or the letters 'A.'.. (letter)")
+    parser.add_argument("--max-pixels", type=positive_int, default=64_000_000,
+                        help="largest image accepted, width x height (default 64000000)")
+    parser.add_argument("--force", action="store_true",
+                        help="discard earlier progress for OUTPUT made with other settings instead of refusing")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed."""
+    from mmbatch.console import console
+    from mmbatch.infer.settings import InferOptions
+    from mmbatch.infer.stage import run_infer
+
+    options = InferOptions(
+        input=args.input, output=args.output, backend=args.backend, model=args.model, revision=args.revision,
+        dtype=args.dtype, device=args.device, batch_size=args.batch_size, max_new_tokens=args.max_new_tokens,
+        temperature=args.temperature, num_frames=args.num_frames, base_url=args.base_url,
+        concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries, shard=args.shard,
+        media_root=args.media_root, likelihood_target=args.likelihood_target, max_pixels=args.max_pixels,
+        force=args.force,
+    )
+    summary = run_infer(options)
+    for line in summary.lines():
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
+    return summary.exit_status

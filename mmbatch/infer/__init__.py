@@ -1,0 +1,7 @@
+"""The ``infer`` stage: prepared rows -> model answers, batched, resumable and shardable.
+
+Modules: :mod:`~mmbatch.infer.settings` (options and what must match to resume), :mod:`~mmbatch.infer.requests`
+(rows -> backend requests with their images and video frames), :mod:`~mmbatch.infer.runner` (chunks, prefetch,
+commits), :mod:`~mmbatch.infer.outputs` (paths and output rows), :mod:`~mmbatch.infer.stage` (``run_infer``),
+:mod:`~mmbatch.infer.summary` (the end-of-run report).
+"""

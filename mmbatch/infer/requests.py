@@ -1,0 +1,161 @@
+"""Prepared rows -> backend :class:`~mmbatch.backends.base.Request` objects.
+
+Where a row's pictures come from, in order of preference:
+
+- ``image``: base64, a list-string of base64 images, or a short reference to another row's ``index`` anywhere in
+  the prepared file (not only in the shard), whose ``image`` holds the payload (protocols.md §1);
+- ``image_path``: one file or a JSON list of files under the media root;
+- ``video_path``: a video file (frames chosen by the SEED-Bench rule, :mod:`mmbatch.video`) or a JSON list of frame
+  files.
+
+Likelihood rows also get their continuations: the present options' texts in letter order (``content``) or
+``A.``, ``B.``.. (``letter``). A row whose media is missing or broken raises :class:`RowError`; the stage records it
+in the row's ``error`` and goes on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from PIL import Image
+
+from mmbatch.backends.base import Request
+from mmbatch.errors import BadInputError
+from mmbatch.media import (
+    decode_base64_image,
+    is_reference,
+    load_image,
+    media_paths,
+    resolve_media,
+    split_image_cell,
+)
+from mmbatch.prompts import is_missing
+from mmbatch.schema.columns import option_columns
+from mmbatch.video import FrameRequest, read_frame_files, read_video_frames
+
+SEED_BENCHMARK = "seedbench"
+"""Only SEED-Bench-1 rows read ``question_type_id`` as the dimension that decides the frame rule."""
+
+
+class RowError(Exception):
+    """A row cannot be given to the model (missing or corrupt media); the message names the column."""
+
+
+def default_media_root(input_path: Path, metadata: dict[str, Any]) -> Path:
+    """The media root recorded by ``prepare`` (absolute, or relative to the working directory or the prepared
+    file's folder), else the prepared file's folder."""
+    recorded = (metadata.get("prepare") or {}).get("media_root") or metadata.get("media_root")
+    if recorded:
+        for candidate in (Path(recorded), input_path.parent / recorded):
+            if candidate.is_dir():
+                return candidate
+        return Path(recorded)
+    return input_path.parent
+
+
+class RequestBuilder:
+    """Builds requests for rows of one prepared file.
+
+    Args:
+        prepared: the whole prepared file (image references may point at rows of other shards).
+        media_root: the folder ``image_path``/``video_path`` are relative to.
+        num_frames: frames to sample from each video.
+        likelihood_target: ``content`` or ``letter``.
+        max_pixels: largest accepted image.
+    """
+
+    def __init__(self, prepared: pl.DataFrame, *, media_root: Path, num_frames: int = 8,
+                 likelihood_target: str = "content", max_pixels: int = 64_000_000) -> None:
+        self.media_root = media_root
+        self.num_frames = num_frames
+        self.likelihood_target = likelihood_target
+        self.max_pixels = max_pixels
+        self.letters = option_columns(prepared.columns)
+        self._images = prepared["image"] if "image" in prepared.columns else None
+        self._position = {int(index): row for row, index in enumerate(prepared["index"].to_list())}
+
+    def build(self, row: dict[str, Any]) -> Request:
+        """The request for one prepared row (a dict of its cells).
+
+        Raises:
+            RowError: the row's media is missing, corrupt or over the pixel limit.
+        """
+        images, is_video = self._media(row)
+        present = [letter for letter in self.letters if not is_missing(row.get(letter))]
+        answer = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
+        request = Request(index=int(row["index"]), prompt=str(row["prompt"]), images=images, is_video=is_video,
+                          answer=answer)
+        if row.get("mode") == "likelihood":
+            if self.likelihood_target == "letter":
+                request.options = [f"{letter}." for letter in present]
+            else:
+                request.options = [str(row[letter]) for letter in present]
+            request.answer_position = present.index(answer) if answer in present else None
+        return request
+
+    def _media(self, row: dict[str, Any]) -> tuple[list[Image.Image], bool]:
+        if not is_missing(row.get("image")):
+            return self._payload_images(row), False
+        if not is_missing(row.get("image_path")):
+            paths = self._paths(row, "image_path")
+            return [self._load_file(path, "image_path") for path in paths], False
+        if not is_missing(row.get("video_path")):
+            return self._video(row), True
+        return [], False
+
+    def _payload_images(self, row: dict[str, Any]) -> list[Image.Image]:
+        cell = str(row["image"])
+        if is_reference(cell):
+            cell = self._referenced_payload(cell)
+        images = []
+        for position, payload in enumerate(split_image_cell(cell)):
+            try:
+                images.append(load_image(decode_base64_image(payload), self.max_pixels))
+            except ValueError as exc:
+                which = f" (image {position + 1})" if position else ""
+                raise RowError(f"column 'image'{which}: {exc}") from exc
+        return images
+
+    def _referenced_payload(self, reference: str) -> str:
+        text = reference.strip()
+        target = self._position.get(int(text)) if text.lstrip("-").isdigit() else None
+        if target is None or self._images is None:
+            raise RowError(f"column 'image': refers to index {text!r}, which is not in the prepared file")
+        payload = self._images[target]
+        if payload is None or is_reference(str(payload)):
+            raise RowError(f"column 'image': refers to index {text}, whose image is not a payload "
+                           "(references never chain)")
+        return str(payload)
+
+    def _paths(self, row: dict[str, Any], column: str) -> list[Path]:
+        try:
+            return [resolve_media(self.media_root, rel, column=column) for rel in media_paths(str(row[column]))]
+        except BadInputError as exc:
+            raise RowError(f"column '{column}': {exc.reason}") from exc
+
+    def _load_file(self, path: Path, column: str) -> Image.Image:
+        try:
+            return load_image(path.read_bytes(), self.max_pixels)
+        except (OSError, ValueError) as exc:
+            raise RowError(f"column '{column}': {path.name}: {exc}") from exc
+
+    def _video(self, row: dict[str, Any]) -> list[Image.Image]:
+        cell = str(row["video_path"])
+        paths = self._paths(row, "video_path")
+        try:
+            if cell.strip().startswith("["):
+                return read_frame_files(paths, self.num_frames, self.max_pixels)
+            return read_video_frames(paths[0], self._frame_request(row)).images
+        except (OSError, ValueError) as exc:
+            raise RowError(f"column 'video_path': {exc}") from exc
+
+    def _frame_request(self, row: dict[str, Any]) -> FrameRequest:
+        segment = row.get("segment")
+        dimension = row.get("question_type_id") if row.get("benchmark") == SEED_BENCHMARK else None
+        return FrameRequest(
+            num_frames=self.num_frames,
+            dimension=None if dimension is None else int(dimension),
+            segment=(float(segment[0]), float(segment[1])) if segment is not None and len(segment) == 2 else None,
+        )

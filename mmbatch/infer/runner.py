@@ -1,0 +1,95 @@
+"""Feeding rows to a backend in chunks and committing every result list it yields.
+
+Rows are sorted by prompt length (so a batch holds prompts of similar length and pads little), split by mode, and
+cut into chunks of a few batches. The media of the next chunk is decoded in a background thread while the model
+works on the current one; only one chunk of decoded images is held at a time besides the one being prepared.
+Every list of results the backend yields is committed at once, so a kill loses at most the rows in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from mmbatch.backends.base import Backend, Request, Result
+from mmbatch.infer.requests import RequestBuilder, RowError
+
+MODES = ("generate", "likelihood")
+MIN_CHUNK_ROWS = 32
+BATCHES_PER_CHUNK = 4
+
+Commit = Callable[[list[Result]], None]
+
+
+@dataclass
+class Chunk:
+    """Requests ready for the backend, and the rows whose media failed to load."""
+
+    mode: str
+    """``generate`` or ``likelihood``."""
+    requests: list[Request] = field(default_factory=list)
+    """Rows ready for the model."""
+    failures: list[Result] = field(default_factory=list)
+    """Rows that failed before reaching the model (their ``error`` set)."""
+
+
+def chunk_rows(batch_size: int, concurrency: int) -> int:
+    """Rows per chunk: a few batches (or a few rounds of concurrent requests), at least :data:`MIN_CHUNK_ROWS`."""
+    return max(MIN_CHUNK_ROWS, BATCHES_PER_CHUNK * max(batch_size, concurrency))
+
+
+def plan_chunks(todo: pl.DataFrame, size: int) -> list[tuple[str, pl.DataFrame]]:
+    """(mode, rows) chunks: generate rows first, each mode sorted by prompt length, then ``index``."""
+    ordered = todo.with_columns(pl.col("prompt").str.len_chars().alias("_prompt_len")).sort("_prompt_len", "index")
+    plan = []
+    for mode in MODES:
+        rows = ordered.filter(pl.col("mode") == mode).drop("_prompt_len")
+        plan += [(mode, rows.slice(start, size)) for start in range(0, rows.height, size)]
+    return plan
+
+
+def build_chunk(builder: RequestBuilder, mode: str, rows: pl.DataFrame) -> Chunk:
+    """Decode the media of ``rows``; rows whose media fails become failed results."""
+    chunk = Chunk(mode)
+    for row in rows.iter_rows(named=True):
+        try:
+            chunk.requests.append(builder.build(row))
+        except RowError as exc:
+            chunk.failures.append(Result(int(row["index"]), error=str(exc)))
+    return chunk
+
+
+def prefetched_chunks(builder: RequestBuilder, plan: Sequence[tuple[str, pl.DataFrame]]) -> Iterator[Chunk]:
+    """The chunks of ``plan`` in order, each decoded while the previous one is with the model."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmbatch-media") as pool:
+        pending: Future[Chunk] | None = None
+        for position in range(len(plan)):
+            if pending is None:
+                pending = pool.submit(build_chunk, builder, *plan[position])
+            current = pending.result()
+            pending = pool.submit(build_chunk, builder, *plan[position + 1]) if position + 1 < len(plan) else None
+            yield current
+
+
+def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens: int) -> None:
+    """Give ``chunk`` to the backend and commit results as they come; rows the backend skipped get an error."""
+    if chunk.failures:
+        commit(chunk.failures)
+    if not chunk.requests:
+        return
+    if chunk.mode == "likelihood":
+        results = backend.loglikelihood(chunk.requests)
+    else:
+        results = backend.generate(chunk.requests, max_new_tokens=max_new_tokens)
+    expected = {request.index for request in chunk.requests}
+    for result_list in results:
+        kept = [result for result in result_list if result.index in expected]
+        expected.difference_update(result.index for result in kept)
+        if kept:
+            commit(kept)
+    if expected:
+        commit([Result(index, error=f"the {backend.name} backend returned no result for this row")
+                for index in sorted(expected)])

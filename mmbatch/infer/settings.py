@@ -1,0 +1,109 @@
+"""What an ``infer`` run is asked to do, and which of it must match for a rerun to resume.
+
+:class:`InferOptions` holds every ``mmbatch infer`` option. :func:`resume_settings` picks out the ones that change a
+prediction (input file, backend, model, dtype, generation settings, frame sampling, likelihood target); a rerun
+whose resume settings differ from the recorded ones is refused. Batch size, concurrency, device and the shard do
+not change predictions, so they may change between runs (greedy batched generation equals batch size 1).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmbatch.backends.base import BackendOptions
+
+LIKELIHOOD_TARGETS = ("content", "letter")
+FINGERPRINT_CHUNK = 1 << 22
+
+
+@dataclass(frozen=True)
+class InferOptions:
+    """Every option of ``mmbatch infer``."""
+
+    input: Path
+    """The prepared file."""
+    output: Path
+    """Where predictions go (a sharded run writes ``NAME.shard-K-of-N.EXT`` unless the path holds ``{k}``)."""
+    backend: str
+    """``hf``, ``openai`` or ``echo``."""
+    model: str
+    """Model id, local path, server model name, or echo mode."""
+    revision: str | None = None
+    """Model revision (``hf``)."""
+    dtype: str = "auto"
+    """Weights dtype (``hf``)."""
+    device: str = "auto"
+    """Device (``hf``)."""
+    batch_size: int = 8
+    """Rows per forward pass (``hf``)."""
+    max_new_tokens: int = 512
+    """Longest generated answer, in tokens."""
+    temperature: float = 0.0
+    """Sampling temperature; 0 is greedy."""
+    num_frames: int = 8
+    """Frames sampled from each video."""
+    base_url: str | None = None
+    """OpenAI-compatible server (``openai``)."""
+    concurrency: int = 16
+    """Requests in flight (``openai``)."""
+    timeout_s: float = 120.0
+    """Per-request timeout (``openai``)."""
+    max_retries: int = 5
+    """Retries per request (``openai``)."""
+    shard: str | None = None
+    """``K/N``; None takes the scheduler's environment, else the whole file."""
+    media_root: Path | None = None
+    """Folder that ``image_path``/``video_path`` are relative to; None uses the prepared file's recorded root."""
+    likelihood_target: str = "content"
+    """Likelihood rows score the option texts (``content``) or the letters ``A.``.. (``letter``)."""
+    max_pixels: int = 64_000_000
+    """Largest image accepted (width x height)."""
+    force: bool = False
+    """Discard earlier progress made with other settings instead of refusing."""
+
+    def backend_options(self) -> BackendOptions:
+        """The options the backend is created from."""
+        return BackendOptions(
+            model=self.model, revision=self.revision, dtype=self.dtype, device=self.device,
+            batch_size=self.batch_size, base_url=self.base_url, concurrency=self.concurrency,
+            timeout_s=self.timeout_s, max_retries=self.max_retries, temperature=self.temperature,
+        )
+
+
+def file_fingerprint(path: Path) -> str:
+    """SHA-256 (first 16 hex digits) of the file's bytes: the same file copied to another machine matches."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(FINGERPRINT_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()[:16]
+
+
+def resume_settings(options: InferOptions, input_fingerprint: str) -> dict[str, Any]:
+    """The settings a rerun must share with the recorded progress to resume it."""
+    return {
+        "input_fingerprint": input_fingerprint,
+        "backend": options.backend,
+        "model": options.model,
+        "revision": options.revision,
+        "dtype": options.dtype,
+        "base_url": options.base_url,
+        "max_new_tokens": options.max_new_tokens,
+        "temperature": options.temperature,
+        "num_frames": options.num_frames,
+        "likelihood_target": options.likelihood_target,
+    }
+
+
+def run_settings(options: InferOptions) -> dict[str, Any]:
+    """Every option of the run, for the output metadata (paths as text)."""
+    return {
+        "backend": options.backend, "model": options.model, "revision": options.revision, "dtype": options.dtype,
+        "device": options.device, "batch_size": options.batch_size, "max_new_tokens": options.max_new_tokens,
+        "temperature": options.temperature, "num_frames": options.num_frames, "base_url": options.base_url,
+        "concurrency": options.concurrency, "timeout_s": options.timeout_s, "max_retries": options.max_retries,
+        "likelihood_target": options.likelihood_target, "max_pixels": options.max_pixels,
+    }

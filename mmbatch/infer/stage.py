@@ -1,0 +1,176 @@
+"""The ``infer`` stage: a prepared file -> a predictions file, resumable and shardable.
+
+Order of work: read and validate the prepared file (a bad file is refused before any model loads), pick the shard's
+rows, open the progress journal (refusing earlier progress made with other settings), run only the rows that are
+missing or failed, then write the shard's output sorted by ``index``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch import __version__
+from mmbatch.backends import BACKENDS
+from mmbatch.backends.base import Backend, Result
+from mmbatch.errors import BadInputError
+from mmbatch.infer.outputs import carried_columns, finished_frame, output_rows, progress_folder, shard_output_path
+from mmbatch.infer.requests import RequestBuilder, default_media_root
+from mmbatch.infer.runner import chunk_rows, plan_chunks, prefetched_chunks, run_chunk
+from mmbatch.infer.settings import InferOptions, file_fingerprint, resume_settings, run_settings
+from mmbatch.infer.summary import MAX_FAILED_SHOWN, InferSummary
+from mmbatch.journal import RowJournal
+from mmbatch.progress import progress
+from mmbatch.schema.columns import PREPARED
+from mmbatch.schema.validate import validate_frame
+from mmbatch.shards import resolve_shard
+from mmbatch.tableio import Table, atomic_path, read_metadata, read_table, write_table
+
+BACKEND_SETTINGS_FILE = "backend.json"
+"""Kept in the progress folder so a rerun with nothing left to do need not load the model to describe it."""
+
+
+def load_prepared(path: Path) -> Table:
+    """Read a prepared file and check it against the prepared schema.
+
+    Raises:
+        BadInputError: the file is unreadable or violates the schema (every problem is listed).
+    """
+    table = read_table(path)
+    frame, violations = validate_frame(table.frame, PREPARED)
+    if violations:
+        listed = "; ".join(str(v) for v in violations[:5])
+        more = f" (and {len(violations) - 5} more)" if len(violations) > 5 else ""
+        raise BadInputError(f"not a valid prepared file: {listed}{more}; see `mmbatch validate {path}`", path=path)
+    return Table(frame, table.metadata)
+
+
+def create_backend(options: InferOptions) -> Backend:
+    """The backend named by ``options.backend``, imported only now (torch, openai...)."""
+    module_name = BACKENDS.get(options.backend)
+    if module_name is None:
+        raise BadInputError(f"--backend {options.backend!r}: choose one of {', '.join(BACKENDS)}")
+    backend: Backend = importlib.import_module(module_name).create_backend(options.backend_options())
+    return backend
+
+
+def run_infer(options: InferOptions) -> InferSummary:
+    """Run (or resume) ``infer`` for the options' shard and write its output.
+
+    Raises:
+        BadInputError: invalid prepared file, bad options, or earlier progress with other settings (no ``force``).
+    """
+    started = time.monotonic()
+    table = load_prepared(options.input)
+    shard = resolve_shard(options.shard)
+    output = shard_output_path(options.output, shard)
+    fingerprint = file_fingerprint(options.input)
+    settings = resume_settings(options, fingerprint)
+    journal = RowJournal(output, settings, force=options.force, settings_key="infer.resume",
+                         progress_dir=progress_folder(options.output),
+                         finished=() if shard.is_whole else (options.output,))
+
+    rows = shard.select(table.frame)
+    carried = rows.select(carried_columns(rows.columns))
+    shard_indices = rows["index"]
+    committed = journal.rows()
+    done = set() if committed is None else set(
+        committed.filter(pl.col("index").is_in(shard_indices.implode()) & pl.col("error").is_null())["index"]
+        .to_list())
+    todo = rows.filter(~pl.col("index").is_in(list(done)))
+    _say(f"infer: shard {shard}: {rows.height} rows, {len(done)} already done, {todo.height} to run -> {output}")
+
+    backend_settings, tokens = _previous_backend_settings(journal.dir, output), 0
+    if todo.height or backend_settings is None:
+        backend = create_backend(options)
+        backend_settings = backend.settings()
+        with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
+            tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
+        try:
+            tokens = _run_rows(backend, options, table, todo, carried, journal)
+        finally:
+            backend.close()
+
+    final = _finished_rows(journal, shard_indices, rows.columns)
+    metadata = _metadata(table, options, settings, backend_settings, shard=str(shard), shard_rows=rows.height,
+                         journal_dir=journal.dir)
+    write_table(final, output, metadata)
+    if shard.is_whole:
+        journal.close()
+    failed = final.filter(pl.col("error").is_not_null())
+    return InferSummary(
+        output=output, shard=str(shard), rows=final.height, reused=len(done), ran=todo.height,
+        failed=failed.height, output_tokens=tokens, wall_s=time.monotonic() - started,
+        failed_examples=tuple(f"{i}: {e}" for i, e in failed.select("index", "error").head(MAX_FAILED_SHOWN).rows()),
+    )
+
+
+def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, carried: pl.DataFrame,
+              journal: RowJournal) -> int:
+    """Run ``todo`` through the backend, committing as results come; returns the tokens generated."""
+    media_root = options.media_root or default_media_root(options.input, table.metadata)
+    builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
+                             likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
+    plan = plan_chunks(todo, chunk_rows(options.batch_size, options.concurrency))
+    tokens = 0
+    with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
+
+        def commit(results: list[Result]) -> None:
+            nonlocal tokens
+            journal.commit(output_rows(carried, results, options.model))
+            new_tokens = sum(r.output_tokens or 0 for r in results)
+            tokens += new_tokens
+            bar.advance(len(results), tokens=new_tokens)
+
+        for chunk in prefetched_chunks(builder, plan):
+            run_chunk(backend, chunk, commit, max_new_tokens=options.max_new_tokens)
+    return tokens
+
+
+def _finished_rows(journal: RowJournal, shard_indices: pl.Series, input_columns: list[str]) -> pl.DataFrame:
+    committed = journal.rows()
+    if committed is None:
+        committed = pl.DataFrame({"index": pl.Series([], dtype=pl.Int64)})
+    rows = committed.filter(pl.col("index").is_in(shard_indices.implode()))
+    missing = set(shard_indices.to_list()) - set(rows["index"].to_list())
+    if missing:  # cannot happen unless parts were deleted while running; never write an incomplete output
+        raise RuntimeError(f"{len(missing)} rows have no committed result (e.g. index {min(missing)})")
+    return finished_frame(rows, input_columns)
+
+
+def _previous_backend_settings(progress_dir: Path, output: Path) -> dict[str, Any] | None:
+    recorded = progress_dir / BACKEND_SETTINGS_FILE
+    if recorded.is_file():
+        return dict(json.loads(recorded.read_text("utf-8")))
+    if output.is_file():
+        return (read_metadata(output).get("infer") or {}).get("backend_settings")
+    return None
+
+
+def _metadata(table: Table, options: InferOptions, settings: dict[str, Any], backend_settings: dict[str, Any],
+              *, shard: str, shard_rows: int, journal_dir: Path) -> dict[str, Any]:
+    infer = {
+        **run_settings(options),
+        "backend_settings": backend_settings,
+        "input": str(options.input),
+        "input_fingerprint": settings["input_fingerprint"],
+        "input_rows": table.frame.height,
+        "prompt_templates": sorted(table.frame["prompt_template"].unique().to_list()),
+        "shard": shard,
+        "shard_rows": shard_rows,
+        "progress_dir": str(journal_dir),
+        "mmbatch_version": __version__,
+        "resume": settings,
+    }
+    return {**table.metadata, "stage": "predictions", "infer": infer}
+
+
+def _say(line: str) -> None:
+    from mmbatch.console import error_console
+
+    error_console.print(line, soft_wrap=True, markup=False, highlight=False)
