@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     """Import one file or folder and write the predictions file atomically."""
     import importlib
 
-    from mmbatch.console import console
+    from mmbatch.console import console, error_console
     from mmbatch.interop.rows import ImportOptions
     from mmbatch.tableio import file_format, write_table
 
@@ -58,4 +58,8 @@ def run(args: argparse.Namespace) -> int:
     benchmarks = ", ".join(sorted(set(result.frame["benchmark"].to_list())))
     console.print(f"imported {result.frame.height} rows ({benchmarks}, model {settings.get('model')}) "
                   f"from {args.input} -> {args.output}", soft_wrap=True, markup=False, highlight=False)
+    if "answer" not in result.frame.columns or result.frame["answer"].is_null().all():
+        error_console.print("note: the rows have no ground truth (`answer`): `mmbatch score` needs it; give the "
+                            "question file that holds it with --questions, or use `mmbatch export` to submit",
+                            soft_wrap=True, markup=False, highlight=False)
     return EXIT_OK

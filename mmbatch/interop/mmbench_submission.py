@@ -47,10 +47,8 @@ def submission_frame(frame: pl.DataFrame) -> pl.DataFrame:
                                 "`mmbatch extract` instead", column="mode")
         # Likelihood rows' answer is the ranked letter; the server matches a bare letter exactly.
         prediction = pl.when(pl.col("mode") == "likelihood").then(pl.col("extracted")).otherwise(prediction)
-    columns = [c for c in LEADING if c in frame.columns] + options
-    columns += [c for c in TRAILING if c in frame.columns and c != "prediction"]
-    at = len([c for c in LEADING if c in frame.columns]) + len(options)
-    ordered = columns[:at] + ["prediction"] + columns[at:]
+    ordered = [*(c for c in LEADING if c in frame.columns), *options, "prediction",
+               *(c for c in TRAILING if c in frame.columns and c != "prediction")]
     return frame.with_columns(prediction.alias("prediction")).select(ordered)
 
 

@@ -53,11 +53,12 @@ def subtask_files(folder: Path) -> list[Path]:
     return [found[task] for task in SUBTASK_PART if task in found]
 
 
-def read_tool_lines(path: Path, fields: int) -> list[list[str]]:
+def read_tool_lines(path: Path, fields: tuple[int, ...] = (4,)) -> list[list[str]]:
     """The tab-separated fields of each line of one subtask file, as the official tool sees them.
 
     Lines are read like the tool's ``open(path).readlines()`` (universal newlines); only the final ``\\n`` is removed.
-    Blank lines are skipped. ``fields`` is 4 for result files, 3 for the question files (``questions_template``).
+    Blank lines are skipped. ``fields`` are the allowed field counts: 4 for result files, 3 for the question files
+    (``questions_template``).
 
     Raises:
         BadInputError: a line does not have ``fields`` fields (the tool would crash on it), naming the line.
@@ -73,11 +74,11 @@ def read_tool_lines(path: Path, fields: int) -> list[list[str]]:
         if not text.strip():
             continue
         parts = text.split("\t")
-        if len(parts) != fields:
-            what = "image_name, question, ground_truth, prediction" if fields == 4 else \
-                "image_name, question, ground_truth"
-            raise BadInputError(f"line {number} has {len(parts)} tab-separated fields, expected {fields} ({what}); "
-                                "a prediction must be one line without tabs", path=path)
+        if len(parts) not in fields:
+            expected = " or ".join(str(f) for f in fields)
+            raise BadInputError(f"line {number} has {len(parts)} tab-separated fields, expected {expected} "
+                                "(image_name, question, ground_truth[, prediction]); a prediction must be one line "
+                                "without tabs", path=path)
         rows.append(parts)
     return rows
 
@@ -94,7 +95,7 @@ def import_rows(options: ImportOptions) -> ImportResult:
     counts = {}
     for path in subtask_files(options.input):
         subtask = path.stem
-        rows = read_tool_lines(path, fields=4)
+        rows = read_tool_lines(path)
         counts[subtask] = len(rows)
         first_of_image: dict[str, int] = {}
         for image, question, truth, prediction in rows:
