@@ -114,6 +114,8 @@ EXTRACTION_COLUMNS: tuple[Column, ...] = (
            enum=EXTRACT_METHODS),
     Column("judge_model", "string", "The LLM judge that decided the row, when one did."),
     Column("judge_raw", "string", "The judge's last raw reply, when one was asked."),
+    Column("extract_note", "string", "Why a row is unmatched or failed in extract (e.g. its circular group had "
+           "already failed, so the judge was not asked)."),
 )
 
 HIT_COLUMNS: tuple[Column, ...] = (

@@ -1,0 +1,83 @@
+"""``mmbatch extract``: turn predictions into choices with the official rules and, for the rest, an LLM judge."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from mmbatch.options import positive_int
+
+YES_NO_RULES = ("official", "vlmevalkit")
+REDUCTIONS = ("sum", "mean", "mean-char")
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``extract`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "extract",
+        help="turn predictions into choices (rules, then an LLM judge)",
+        description="Match each prediction to an option with VLMEvalKit's rules; ask an LLM judge (any "
+        "OpenAI-compatible server) only about what the rules cannot match. The judge never guesses, its replies "
+        "are cached, and rerunning the same command resumes. The judge's key is read from MMBATCH_JUDGE_API_KEY "
+        "or OPENAI_API_KEY and never printed.",
+    )
+    parser.add_argument("--input", required=True, type=Path,
+                        help="predictions (.parquet/.tsv from infer, or a VLMEvalKit/LLaVA .xlsx/.tsv)")
+    parser.add_argument("--output", required=True, type=Path, help="extracted file (.parquet or .tsv)")
+    parser.add_argument("--benchmark", help="benchmark of a file without a 'benchmark' column "
+                        "(mmbench, ccbench, mme, seedbench, seedbench2)")
+    parser.add_argument("--model", dest="model_name",
+                        help="model name for a file without a 'model' column (default: the input file's stem)")
+    parser.add_argument("--no-judge", action="store_true", help="rules only: what they cannot match stays unmatched")
+    parser.add_argument("--judge-model", default="gpt-4o-mini",
+                        help="judge model (default gpt-4o-mini, VLMEvalKit's; gpt-3.5-turbo-0125 reproduces the "
+                        "MMBench leaderboard)")
+    parser.add_argument("--judge-base-url", help="OpenAI-compatible judge server, e.g. http://localhost:8000/v1 "
+                        "(default: the official API)")
+    parser.add_argument("--judge-cache", type=Path,
+                        help="SQLite cache of judge replies (default: mmbatch-judge-cache.sqlite beside the output)")
+    parser.add_argument("--concurrency", type=positive_int, default=16, help="judge requests in flight (default 16)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per judge request (default 60)")
+    parser.add_argument("--max-retries", type=int, default=5,
+                        help="retries per judge request on 429/5xx/timeouts/garbage (default 5)")
+    parser.add_argument("--retry-backoff", type=float, default=1.0,
+                        help="first retry delay in seconds, doubled each retry, with jitter; a Retry-After header "
+                        "wins (default 1)")
+    parser.add_argument("--yes-no-rule", choices=YES_NO_RULES, default="official",
+                        help="MME: official (the MME tool's rule, default) or vlmevalkit (word rule, judge for "
+                        "Unknown)")
+    parser.add_argument("--likelihood-reduction", choices=REDUCTIONS, default="sum",
+                        help="likelihood rows: rank options by summed log-prob (sum, default), per token (mean) or "
+                        "per character (mean-char)")
+    parser.add_argument("--unmatched", choices=("none", "random"), default="none",
+                        help="rows the judge cannot match: none (stay empty, default) or random (VLMEvalKit's "
+                        "seeded random letter)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of --unmatched random (default 0)")
+    parser.add_argument("--skip-failed-groups", action=argparse.BooleanOptionalAction, default=True,
+                        help="CircularEval: do not ask the judge about rows of a group already known wrong "
+                        "(default on, as VLMEvalKit)")
+    parser.add_argument("--force", action="store_true",
+                        help="discard earlier progress for OUTPUT made with other settings instead of refusing")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed."""
+    from mmbatch.console import error_console
+    from mmbatch.extract.options import ExtractOptions
+    from mmbatch.extract.stage import run_extract
+    from mmbatch.extract.summary import summary_lines
+
+    options = ExtractOptions(
+        input=args.input, output=args.output, benchmark=args.benchmark, model_name=args.model_name,
+        use_judge=not args.no_judge, judge_model=args.judge_model, judge_base_url=args.judge_base_url,
+        judge_cache=args.judge_cache, concurrency=args.concurrency, request_timeout_s=args.timeout,
+        max_retries=args.max_retries, retry_backoff_s=args.retry_backoff, yes_no_rule=args.yes_no_rule,
+        likelihood_reduction=args.likelihood_reduction, unmatched=args.unmatched, seed=args.seed,
+        skip_failed_groups=args.skip_failed_groups, force=args.force,
+    )
+    result = run_extract(options)
+    for line in summary_lines(result.summary):
+        error_console.print(line, soft_wrap=True, markup=False, highlight=False)
+    return result.exit_code

@@ -1,0 +1,66 @@
+"""Makes any accepted prediction file look like an mmbatch ``infer`` output.
+
+VLMEvalKit and LLaVA write MMBench predictions as ``.xlsx``/``.tsv`` with the MMBench columns and ``prediction`` but
+no ``g_index``, ``benchmark``, ``model`` or ``mode``; contract.md makes them valid ``extract`` input given
+``--benchmark``. The missing columns are filled here the way those tools imply (``g_index = index % 1e6``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+
+CIRCULAR_OFFSET = 1_000_000
+"""Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
+KNOWN_BENCHMARKS = ("mmbench", "ccbench", "mme", "seedbench", "seedbench2")
+
+
+def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
+                      model_name: str | None) -> tuple[pl.DataFrame, str]:
+    """The frame with ``index``, ``g_index``, ``benchmark``, ``model`` and ``mode`` present, and the input format.
+
+    Returns:
+        The completed frame and ``"mmbatch"`` or ``"vlmevalkit"`` (a file that lacked mmbatch's columns).
+
+    Raises:
+        BadInputError: no ``index`` or ``prediction``/``choice_logprobs`` column, duplicate indices, or a file
+            without a ``benchmark`` column and no ``--benchmark``.
+    """
+    if "index" not in frame.columns:
+        raise BadInputError("no 'index' column; is this a prediction file?", path=path, column="index")
+    if "prediction" not in frame.columns and "choice_logprobs" not in frame.columns:
+        raise BadInputError("no 'prediction' column; is this a prediction file (output of infer)?", path=path,
+                            column="prediction")
+    duplicated = frame.filter(pl.col("index").is_duplicated())
+    if duplicated.height:
+        raise BadInputError("duplicate index", path=path, index=duplicated["index"][0], column="index")
+    missing_index = frame.filter(pl.col("index").is_null())
+    if missing_index.height:
+        raise BadInputError("empty index", path=path, index="(empty)", column="index")
+
+    native = {"g_index", "benchmark", "model"} <= set(frame.columns)
+    fills: list[pl.Expr] = []
+    if "g_index" not in frame.columns:
+        fills.append((pl.col("index") % CIRCULAR_OFFSET).alias("g_index"))
+    if "benchmark" not in frame.columns:
+        if benchmark is None:
+            raise BadInputError("the file has no 'benchmark' column; say which benchmark it is with --benchmark "
+                                f"({', '.join(KNOWN_BENCHMARKS)})", path=path, column="benchmark")
+        fills.append(pl.lit(benchmark.lower()).alias("benchmark"))
+    elif benchmark is not None:
+        fills.append(pl.col("benchmark").fill_null(benchmark.lower()))
+    if "model" not in frame.columns:
+        fills.append(pl.lit(model_name or path.stem).alias("model"))
+    if "mode" not in frame.columns:
+        likelihood = pl.col("choice_logprobs").is_not_null() if "choice_logprobs" in frame.columns else pl.lit(False)
+        fills.append(pl.when(likelihood).then(pl.lit("likelihood")).otherwise(pl.lit("generate")).alias("mode"))
+    if fills:
+        frame = frame.with_columns(fills)
+    empty_benchmark = frame.filter(pl.col("benchmark").is_null())
+    if empty_benchmark.height:
+        raise BadInputError("empty benchmark; pass --benchmark", path=path, index=empty_benchmark["index"][0],
+                            column="benchmark")
+    return frame, "mmbatch" if native else "vlmevalkit"

@@ -1,0 +1,101 @@
+"""A persistent cache of judge replies: SQLite, keyed by judge model + exact prompt text (+ try and temperature).
+
+A rerun, a resumed run, or another file holding the same rows asks the judge nothing it has already asked. Each reply
+is committed as soon as it arrives (WAL journal), so even a ``kill -9`` loses no paid-for answer. The key includes
+the try number because the judge is asked up to 3 times with the same prompt: the second try must not return the
+first try's unusable reply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmbatch.errors import BadInputError
+
+DEFAULT_CACHE_NAME = "mmbatch-judge-cache.sqlite"
+"""The cache's file name beside the output when ``--judge-cache`` is not given (shared by outputs of one folder)."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS replies (
+    model TEXT NOT NULL,
+    prompt_sha256 TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    temperature REAL NOT NULL,
+    prompt TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (model, prompt_sha256, attempt, temperature)
+)
+"""
+
+
+@dataclass(frozen=True)
+class CachedReply:
+    """A judge reply stored earlier."""
+
+    text: str
+    """The reply text."""
+    prompt_tokens: int
+    """Input tokens the original call used."""
+    completion_tokens: int
+    """Output tokens the original call used."""
+
+
+def default_cache_path(output: str | Path) -> Path:
+    """Where the cache lives when no path is given: beside the output."""
+    return Path(output).parent / DEFAULT_CACHE_NAME
+
+
+class JudgeCache:
+    """The judge replies stored in one SQLite file."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")  # committed replies survive a killed process
+            self._db.execute(_SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise BadInputError(f"cannot open the judge cache ({exc})", path=self.path) from exc
+        self.hits = 0
+        """Lookups answered from the cache."""
+
+    def get(self, model: str, prompt: str, attempt: int, temperature: float) -> CachedReply | None:
+        """The stored reply for this exact request, or None."""
+        row = self._db.execute(
+            "SELECT prompt, reply, prompt_tokens, completion_tokens FROM replies "
+            "WHERE model = ? AND prompt_sha256 = ? AND attempt = ? AND temperature = ?",
+            (model, _sha256(prompt), attempt, float(temperature)),
+        ).fetchone()
+        if row is None or row[0] != prompt:  # the stored text must match exactly, not only its hash
+            return None
+        self.hits += 1
+        return CachedReply(row[1], row[2], row[3])
+
+    def put(self, model: str, prompt: str, attempt: int, temperature: float, reply: str, *,
+            prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        """Store a reply (committed at once)."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (model, _sha256(prompt), attempt, float(temperature), prompt, reply, prompt_tokens, completion_tokens,
+             time.time()),
+        )
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

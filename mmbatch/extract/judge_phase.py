@@ -1,0 +1,141 @@
+"""Runs the judge over the rows the rules left open: concurrent, cached, group-aware, committed as it goes.
+
+CircularEval (MMBench): once a row of a group is known wrong the group has failed, so VLMEvalKit asks nothing more
+about it. mmbatch reproduces which rows get asked, deterministically and still concurrently: round k sends the k-th
+open row of every group not yet failed, all groups at once; rows of failed groups are left unmatched, with a note.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+
+from mmbatch.errors import BadInputError
+from mmbatch.extract.judge import Judge, JudgeStats, random_fallback
+from mmbatch.extract.judge_cache import JudgeCache, default_cache_path
+from mmbatch.extract.options import ExtractOptions
+from mmbatch.extract.outcome import JudgeTask, Outcome
+from mmbatch.extract.rule_pass import is_known_wrong
+from mmbatch.openai_client import (
+    JUDGE_KEY_VARIABLES,
+    ChatClient,
+    ClientSettings,
+    EventLoopRunner,
+    api_key_from_environment,
+)
+from mmbatch.progress import progress
+
+COMMIT_EVERY_S = 2.0
+"""Seconds between commits of judged rows (each reply is already in the cache the moment it arrives)."""
+COMMIT_EVERY_ROWS = 1000
+
+GROUP_FAILED_NOTE = "not judged: another row of its circular group is already wrong (CircularEval)"
+
+Commit = Callable[[list[tuple[int, Outcome]]], None]
+
+
+def judge_open_rows(tasks: Sequence[JudgeTask], decided: dict[int, Outcome], groups: dict[int, object],
+                    answers: dict[int, str | None], options: ExtractOptions, commit: Commit) -> tuple[JudgeStats, int]:
+    """Decide every task, calling ``commit`` with finished rows as they come; returns the stats and skipped rows.
+
+    Raises:
+        BadInputError: no key for the official API, or the judge server is unreachable or misconfigured.
+    """
+    cache = JudgeCache(options.judge_cache or default_cache_path(options.output))
+    runner = EventLoopRunner()
+    client = ChatClient(_client_settings(options))
+    judge = Judge(client, cache, options.judge_model)
+    try:
+        if not all(judge.is_cached(task) for task in tasks):
+            _check_judge_reachable(client, runner, options)
+        skipped = _run_rounds(tasks, decided, groups, answers, options, judge, runner, commit)
+    finally:
+        runner.run(client.aclose())
+        runner.close()
+        cache.close()
+    return judge.stats, skipped
+
+
+def _client_settings(options: ExtractOptions) -> ClientSettings:
+    return ClientSettings(
+        base_url=options.judge_base_url,
+        api_key=api_key_from_environment(JUDGE_KEY_VARIABLES),
+        concurrency=options.concurrency,
+        timeout_s=options.request_timeout_s,
+        max_retries=options.max_retries,
+        backoff_s=options.retry_backoff_s,
+    )
+
+
+def _check_judge_reachable(client: ChatClient, runner: EventLoopRunner, options: ExtractOptions) -> None:
+    if client.settings.base_url is None and client.settings.api_key is None:
+        raise BadInputError("the judge needs an API key: set OPENAI_API_KEY or MMBATCH_JUDGE_API_KEY, or point "
+                            "--judge-base-url at your own server, or pass --no-judge for rules only")
+    runner.run(client.probe(options.judge_model))
+
+
+def _rounds(tasks: Sequence[JudgeTask], failed_groups: set[object], skip_failed: bool
+            ) -> Iterator[tuple[list[JudgeTask], list[JudgeTask]]]:
+    """Yields (tasks to ask now, tasks left unasked because their group failed), round after round.
+
+    ``failed_groups`` is read between rounds, so the caller adds the groups each round proves wrong.
+    """
+    if not skip_failed:
+        yield list(tasks), []
+        return
+    queues: dict[object, deque[JudgeTask]] = {}
+    for task in sorted(tasks, key=lambda t: t.index):
+        queues.setdefault(task.group, deque()).append(task)
+    while queues:
+        ask, skip = [], []
+        for group in list(queues):
+            queue = queues[group]
+            if group in failed_groups:
+                skip.extend(queue)
+                del queues[group]
+                continue
+            ask.append(queue.popleft())
+            if not queue:
+                del queues[group]
+        yield ask, skip
+
+
+def _run_rounds(tasks: Sequence[JudgeTask], decided: dict[int, Outcome], groups: dict[int, object],
+                answers: dict[int, str | None], options: ExtractOptions, judge: Judge, runner: EventLoopRunner,
+                commit: Commit) -> int:
+    failed_groups = {groups[i] for i, outcome in decided.items() if is_known_wrong(outcome, answers.get(i))}
+    buffer: list[tuple[int, Outcome]] = []
+    last_commit = time.monotonic()
+    skipped = 0
+
+    async def ask(task: JudgeTask) -> tuple[JudgeTask, Outcome]:
+        return task, await judge.decide(task)
+
+    with progress("judge", total=len(tasks), unit="rows") as bar:
+        for ask_now, skip in _rounds(tasks, failed_groups, options.skip_failed_groups):
+            skipped += len(skip)
+            buffer.extend((task.index, Outcome(None, "unmatched", note=GROUP_FAILED_NOTE)) for task in skip)
+            bar.advance(len(skip))
+            for task, outcome in runner.as_completed(ask_now, ask, window=2 * options.concurrency):
+                outcome = _fallback(task, outcome, options)
+                if is_known_wrong(outcome, task.answer):
+                    failed_groups.add(task.group)
+                buffer.append((task.index, outcome))
+                calls, tokens = judge.stats.calls, judge.stats.prompt_tokens + judge.stats.completion_tokens
+                bar.advance(1, calls=calls - bar.counters.get("calls", 0), tokens=tokens - bar.counters.get(
+                    "tokens", 0))
+                if len(buffer) >= COMMIT_EVERY_ROWS or time.monotonic() - last_commit >= COMMIT_EVERY_S:
+                    commit(buffer)
+                    buffer, last_commit = [], time.monotonic()
+        commit(buffer)
+    return skipped
+
+
+def _fallback(task: JudgeTask, outcome: Outcome, options: ExtractOptions) -> Outcome:
+    """``--unmatched random``: VLMEvalKit's random letter for MCQ rows the judge could not match."""
+    if options.unmatched != "random" or outcome.method != "unmatched" or task.kind != "mcq":
+        return outcome
+    letter = random_fallback(task.choices, options.seed, task.index)
+    note = f"{outcome.note}; random fallback (--unmatched random --seed {options.seed})"
+    return Outcome(letter, "unmatched", outcome.judge_model, outcome.judge_raw, note=note)

@@ -1,0 +1,53 @@
+"""Likelihood rows: the option whose reduced log-likelihood is highest (protocols.md §7).
+
+``infer`` keeps each option's summed log-probability and token count, so any reduction can be chosen here without
+re-running the model. The official SEED-Bench interfaces disagree on the reduction, hence the named setting.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+REDUCTIONS = ("sum", "mean", "mean-char")
+"""``--likelihood-reduction`` values; the first is the default. ``mean`` divides by the option's token count,
+``mean-char`` by its length in characters."""
+
+
+def reduce_scores(logprobs: Sequence[float], ntokens: Sequence[int] | None, texts: Sequence[str],
+                  reduction: str) -> list[float]:
+    """Each option's score under ``reduction``.
+
+    Raises:
+        ValueError: the counts needed by the reduction are missing or zero, or a log-prob is NaN.
+    """
+    if any(math.isnan(value) for value in logprobs):
+        raise ValueError("a log-probability is NaN")
+    if reduction == "sum":
+        return list(logprobs)
+    if reduction == "mean":
+        if ntokens is None or len(ntokens) != len(logprobs) or any(n <= 0 for n in ntokens):
+            raise ValueError("reduction 'mean' needs a positive choice_ntokens per option")
+        return [value / count for value, count in zip(logprobs, ntokens, strict=True)]
+    if reduction == "mean-char":
+        if any(len(text) == 0 for text in texts):
+            raise ValueError("reduction 'mean-char' needs a non-empty text per option")
+        return [value / len(text) for value, text in zip(logprobs, texts, strict=True)]
+    raise ValueError(f"unknown reduction {reduction!r}; choose one of {', '.join(REDUCTIONS)}")
+
+
+def best_option(letters: Sequence[str], logprobs: Sequence[float], ntokens: Sequence[int] | None,
+                texts: Sequence[str], reduction: str) -> str:
+    """The letter with the highest score; ties go to the first option.
+
+    Raises:
+        ValueError: the number of scores differs from the number of options, or the reduction cannot be applied.
+    """
+    if len(logprobs) != len(letters) or not letters:
+        raise ValueError(f"{len(logprobs)} log-probabilities for {len(letters)} options")
+    scores = reduce_scores(logprobs, ntokens, texts, reduction)
+    best = 0
+    for position, score in enumerate(scores):
+        if score > scores[best]:  # strictly greater: the first of equal scores wins
+            best = position
+    return letters[best]

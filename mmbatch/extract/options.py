@@ -1,0 +1,53 @@
+"""The settings of one ``mmbatch extract`` run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
+"""VLMEvalKit's current default judge. ``gpt-3.5-turbo-0125`` reproduces the 2024-2026 MMBench leaderboard."""
+UNMATCHED_POLICIES = ("none", "random")
+"""``--unmatched``: leave judge-unmatched rows empty (default), or VLMEvalKit's seeded random letter."""
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """Everything ``mmbatch extract`` was asked to do."""
+
+    input: Path
+    """Prediction file: an mmbatch ``infer`` output, or a VLMEvalKit/LLaVA prediction file (with ``benchmark``)."""
+    output: Path
+    """Where the extracted file goes (``.tsv`` or ``.parquet``)."""
+    benchmark: str | None = None
+    """Benchmark name for files without a ``benchmark`` column (VLMEvalKit/LLaVA files)."""
+    model_name: str | None = None
+    """Model name for files without a ``model`` column; default: the input file's stem."""
+    use_judge: bool = True
+    """Ask the LLM judge about answers the rules cannot match; False is the explicit rules-only mode."""
+    judge_model: str = DEFAULT_JUDGE_MODEL
+    """The judge's model name on its server."""
+    judge_base_url: str | None = None
+    """OpenAI-compatible server of the judge; None means the official API."""
+    judge_cache: Path | None = None
+    """SQLite cache of judge replies; None means ``mmbatch-judge-cache.sqlite`` beside the output."""
+    concurrency: int = 16
+    """Judge requests in flight."""
+    request_timeout_s: float = 60.0
+    """Seconds before one judge request times out."""
+    max_retries: int = 5
+    """Retries of one judge request on 429, 5xx, timeouts and garbage."""
+    retry_backoff_s: float = 1.0
+    """First retry delay (doubled each retry, with jitter) when the server sends no ``Retry-After``."""
+    yes_no_rule: str = "official"
+    """MME answers: ``official`` (the MME tool's prefix rule) or ``vlmevalkit`` (word rule, then the judge)."""
+    likelihood_reduction: str = "sum"
+    """How likelihood rows rank options: ``sum``, ``mean`` (per token) or ``mean-char`` (per character)."""
+    unmatched: str = "none"
+    """``none``: rows the judge cannot match stay empty; ``random``: VLMEvalKit's random letter, seeded."""
+    seed: int = 0
+    """Seed of ``--unmatched random`` (each row's letter depends only on the seed and its index)."""
+    skip_failed_groups: bool = True
+    """CircularEval: rows of a group already known wrong are not sent to the judge (as VLMEvalKit does)."""
+    force: bool = False
+    """Discard earlier progress made with other settings instead of refusing."""

@@ -1,0 +1,97 @@
+"""The first pass over each row: everything decidable without the judge.
+
+MCQ rows go through VLMEvalKit's ``can_infer``, MME rows through the chosen yes/no rule, likelihood rows through the
+reduction. What the rules leave open becomes a :class:`JudgeTask` when the judge is on, else an unmatched row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mmbatch.benchmarks.mme.yes_no import match_yes_no
+from mmbatch.errors import BadInputError
+from mmbatch.extract.choice_rules import match_choice
+from mmbatch.extract.judge_prompts import mcq_judge_prompt, yes_no_judge_prompt
+from mmbatch.extract.likelihood import best_option
+from mmbatch.extract.options import ExtractOptions
+from mmbatch.extract.outcome import JudgeTask, Outcome
+from mmbatch.prompts import is_missing
+from mmbatch.schema.columns import OPTION_LETTERS
+
+YES_NO_BENCHMARKS = frozenset({"mme"})
+"""Benchmarks whose answers are Yes/No."""
+CIRCULAR_BENCHMARKS = frozenset({"mmbench", "ccbench"})
+"""Benchmarks scored with CircularEval: a group with one wrong row has failed."""
+
+
+def present_choices(row: Mapping[str, Any]) -> dict[str, str]:
+    """The row's options, letter -> text, in letter order; missing options are skipped without relabelling."""
+    return {letter: str(row[letter]) for letter in OPTION_LETTERS if letter in row and not is_missing(row[letter])}
+
+
+def group_key(row: Mapping[str, Any]) -> object:
+    """Rows judged one after another: the circular group of a scored MMBench row, else the row alone."""
+    if row["benchmark"] in CIRCULAR_BENCHMARKS and not is_missing(row.get("answer")):
+        return ("group", row["g_index"])
+    return ("row", row["index"])
+
+
+def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: object = None
+                    ) -> Outcome | JudgeTask:
+    """The row's outcome if the rules decide it, else the judge task (or an unmatched row under ``--no-judge``).
+
+    Raises:
+        BadInputError: a likelihood row whose log-probabilities do not fit its options.
+    """
+    if not is_missing(row.get("error")):
+        return Outcome(None, "error", note="the row failed in infer", error=str(row["error"]))
+    if row.get("choice_logprobs") is not None:
+        return _likelihood(row, options, path)
+    prediction = "" if is_missing(row.get("prediction")) else str(row["prediction"])
+    if row["benchmark"] in YES_NO_BENCHMARKS:
+        return _yes_no(row, prediction, options)
+    choices = present_choices(row)
+    if not choices:
+        return Outcome(None, "unmatched", note="the row has no options to match")
+    letter = match_choice(prediction, choices)
+    if letter is not None:
+        return Outcome(letter, "rule")
+    if not options.use_judge:
+        return Outcome(None, "unmatched", note="no rule matched (--no-judge)")
+    prompt = mcq_judge_prompt(str(row["question"]), choices, prediction)
+    return JudgeTask(int(row["index"]), group_key(row), "mcq", prompt, _answer(row), choices)
+
+
+def _yes_no(row: Mapping[str, Any], prediction: str, options: ExtractOptions) -> Outcome | JudgeTask:
+    answer = match_yes_no(prediction, options.yes_no_rule)
+    if answer is not None:
+        return Outcome(answer, "yes-no")
+    if options.yes_no_rule == "official":
+        return Outcome(None, "unmatched", note="official yes/no rule: neither yes nor no in the first 4 characters")
+    if not options.use_judge:
+        return Outcome(None, "unmatched", note="word rule: Unknown (--no-judge)")
+    prompt = yes_no_judge_prompt(str(row["question"]), prediction)
+    return JudgeTask(int(row["index"]), group_key(row), "yes-no", prompt, _answer(row))
+
+
+def _likelihood(row: Mapping[str, Any], options: ExtractOptions, path: object) -> Outcome:
+    choices = present_choices(row)
+    try:
+        letter = best_option(list(choices), list(row["choice_logprobs"]), row.get("choice_ntokens"),
+                             list(choices.values()), options.likelihood_reduction)
+    except ValueError as exc:
+        raise BadInputError(str(exc), path=path, index=row["index"], column="choice_logprobs") from None
+    return Outcome(letter, "likelihood")
+
+
+def _answer(row: Mapping[str, Any]) -> str | None:
+    answer = row.get("answer")
+    return None if is_missing(answer) else str(answer).strip()
+
+
+def is_known_wrong(outcome: Outcome, answer: str | None) -> bool:
+    """Whether a decided row is certainly wrong: scored, not failed, and not the ground truth."""
+    if answer is None or outcome.method == "error":
+        return False
+    return outcome.extracted is None or outcome.extracted.strip() != answer

@@ -1,0 +1,198 @@
+"""The ``extract`` stage: a prediction file in, the same rows with their extracted answers out.
+
+Rules first (cheap, exact), then the judge for what the rules leave open, then one atomic write. Progress is
+committed through :class:`~mmbatch.journal.RowJournal`, and judge replies through the cache, so a killed run resumes
+where it stopped and pays for nothing twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
+from mmbatch.extract.input_adapter import adapt_predictions
+from mmbatch.extract.judge_phase import judge_open_rows
+from mmbatch.extract.judge_prompts import MCQ_TEMPLATE_CN, MCQ_TEMPLATE_EN, YES_NO_TEMPLATE, template_hash
+from mmbatch.extract.options import ExtractOptions
+from mmbatch.extract.outcome import OUTCOME_COLUMNS, JudgeTask, Outcome
+from mmbatch.extract.rule_pass import decide_by_rules, group_key
+from mmbatch.extract.summary import run_summary
+from mmbatch.journal import RowJournal
+from mmbatch.prompts import is_missing
+from mmbatch.tableio import read_table, write_table
+
+RESUME_KEY = "extract_resume"
+"""Metadata key of the settings a rerun must match to resume."""
+RULE_VARIANT = "vlmevalkit-can_infer"
+_OUTCOME_SCHEMA = {"index": pl.Int64, **{name: pl.String for name in OUTCOME_COLUMNS}, "error": pl.String}
+
+
+@dataclass(frozen=True)
+class ExtractResult:
+    """What a run did."""
+
+    summary: dict[str, Any]
+    """Counts recorded in the metadata (rows by method, judge calls, cache hits, tokens, cost)."""
+    exit_code: int
+    """0, or 3 when some rows failed."""
+
+
+def run_extract(options: ExtractOptions) -> ExtractResult:
+    """Extract every row of ``options.input`` into ``options.output``; resumable.
+
+    Raises:
+        BadInputError: bad input or options, or an unreachable/misconfigured judge (exit 2).
+    """
+    started = time.monotonic()
+    _check_options(options)
+    table = read_table(options.input)
+    frame, input_format = adapt_predictions(table.frame, path=options.input, benchmark=options.benchmark,
+                                            model_name=options.model_name)
+    settings = _resume_settings(options)
+    journal = RowJournal(options.output, settings, force=options.force, settings_key=RESUME_KEY)
+    outcomes = _committed_outcomes(journal)
+
+    decided: dict[int, Outcome] = {}
+    tasks: list[JudgeTask] = []
+    groups: dict[int, object] = {}
+    answers: dict[int, str | None] = {}
+    for row in frame.iter_rows(named=True):
+        index = int(row["index"])
+        groups[index] = group_key(row)
+        answers[index] = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
+        if index in outcomes:
+            continue
+        result = decide_by_rules(row, options, path=options.input)
+        if isinstance(result, JudgeTask):
+            tasks.append(result)
+        else:
+            decided[index] = result
+    _commit(journal, list(decided.items()))
+    outcomes.update(decided)
+
+    stats, skipped = None, 0
+    if tasks:
+        def commit(rows: list[tuple[int, Outcome]]) -> None:
+            _commit(journal, rows)
+            outcomes.update(rows)
+
+        stats, skipped = judge_open_rows(tasks, outcomes, groups, answers, options, commit)
+
+    methods = [outcomes[int(i)].method for i in frame["index"]]
+    summary = run_summary(methods, stats, options.judge_model if options.use_judge else None, skipped,
+                          time.monotonic() - started)
+    output = _with_outcomes(frame, outcomes)
+    metadata = {**table.metadata, "stage": "extracted", "extract": _extract_metadata(options, input_format, summary),
+                RESUME_KEY: journal.settings}
+    write_table(output, options.output, metadata)
+    journal.close()
+    failed = summary["by_method"]["error"]
+    return ExtractResult(summary, EXIT_ROWS_FAILED if failed else EXIT_OK)
+
+
+def _check_options(options: ExtractOptions) -> None:
+    if options.unmatched == "random" and not options.use_judge:
+        raise BadInputError("--unmatched random reproduces VLMEvalKit's fallback after the judge; it needs the "
+                            "judge (drop --no-judge)")
+    if options.input.resolve() == options.output.resolve():
+        raise BadInputError("--output must differ from --input", path=options.output)
+
+
+def _resume_settings(options: ExtractOptions) -> dict[str, Any]:
+    """Everything that changes the extracted values: a rerun with other values is refused (or --force)."""
+    return {
+        "input_sha256": _file_sha256(options.input),
+        "benchmark": options.benchmark,
+        "judge": options.judge_model if options.use_judge else None,
+        "judge_templates": template_hash(MCQ_TEMPLATE_EN, MCQ_TEMPLATE_CN, YES_NO_TEMPLATE),
+        "yes_no_rule": options.yes_no_rule,
+        "likelihood_reduction": options.likelihood_reduction,
+        "unmatched": options.unmatched,
+        "seed": options.seed if options.unmatched == "random" else None,
+        "skip_failed_groups": options.skip_failed_groups,
+    }
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _committed_outcomes(journal: RowJournal) -> dict[int, Outcome]:
+    """Rows finished by an earlier run (failed rows are left out, so they run again)."""
+    rows = journal.rows()
+    if rows is None or "extract_method" not in rows.columns:
+        return {}
+    if "error" in rows.columns:
+        rows = rows.filter(pl.col("error").is_null())
+    rows = rows.filter(pl.col("extract_method").is_not_null())
+    return {
+        int(row["index"]): Outcome(row["extracted"], row["extract_method"], row.get("judge_model"),
+                                   row.get("judge_raw"), note=row.get("extract_note"))
+        for row in rows.iter_rows(named=True)
+    }
+
+
+def _outcome_frame(rows: list[tuple[int, Outcome]]) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "index": [index for index, _ in rows],
+            "extracted": [o.extracted for _, o in rows],
+            "extract_method": [o.method for _, o in rows],
+            "judge_model": [o.judge_model for _, o in rows],
+            "judge_raw": [o.judge_raw for _, o in rows],
+            "extract_note": [o.note for _, o in rows],
+            "error": [o.error for _, o in rows],
+        },
+        schema=_OUTCOME_SCHEMA,
+    )
+
+
+def _commit(journal: RowJournal, rows: list[tuple[int, Outcome]]) -> None:
+    if rows:
+        journal.commit(_outcome_frame(rows))
+
+
+def _with_outcomes(frame: pl.DataFrame, outcomes: dict[int, Outcome]) -> pl.DataFrame:
+    """The input rows, in input order, with the extract columns added (replacing any earlier ones)."""
+    decided = _outcome_frame([(int(i), outcomes[int(i)]) for i in frame["index"]])
+    base = frame.drop([c for c in OUTCOME_COLUMNS if c in frame.columns])
+    if "error" in base.columns:
+        joined = base.with_columns(decided["error"].alias("error"))
+    else:
+        joined = base.with_columns(decided["error"])
+    return joined.with_columns(decided.select(OUTCOME_COLUMNS))
+
+
+def _extract_metadata(options: ExtractOptions, input_format: str, summary: dict[str, Any]) -> dict[str, Any]:
+    judge: dict[str, Any] | None = None
+    if options.use_judge:
+        judge = {
+            "model": options.judge_model,
+            "base_url": options.judge_base_url,
+            "prompt_template_hash": template_hash(MCQ_TEMPLATE_EN, MCQ_TEMPLATE_CN, YES_NO_TEMPLATE),
+            "tries": {"mcq": "3 at temperature 0", "yes-no": "5 at temperatures 0, 0.5, 1.0, 1.5, 2.0"},
+            "skip_failed_groups": options.skip_failed_groups,
+            "cache": str(options.judge_cache) if options.judge_cache else "beside the output",
+        }
+    return {
+        "input": str(options.input),
+        "input_format": input_format,
+        "benchmark": options.benchmark,
+        "rule": RULE_VARIANT,
+        "yes_no_rule": options.yes_no_rule,
+        "likelihood_reduction": options.likelihood_reduction,
+        "judge": judge,
+        "unmatched": options.unmatched,
+        "seed": options.seed if options.unmatched == "random" else None,
+        "counts": summary,
+    }

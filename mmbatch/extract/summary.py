@@ -1,0 +1,66 @@
+"""The end-of-run summary of ``extract``: rows by method, judge calls, cache hits, tokens and estimated cost."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict
+from typing import Any
+
+from mmbatch.extract.judge import JudgeStats
+from mmbatch.schema.columns import EXTRACT_METHODS
+
+PRICES_PER_MILLION_TOKENS: dict[str, tuple[float, float]] = {
+    "gpt-4o-mini": (0.15, 0.60),
+    "gpt-4o": (2.50, 10.00),
+    "gpt-4.1": (2.00, 8.00),
+    "gpt-4.1-mini": (0.40, 1.60),
+    "gpt-4.1-nano": (0.10, 0.40),
+    "gpt-3.5-turbo-0125": (0.50, 1.50),
+    "gpt-3.5-turbo": (0.50, 1.50),
+    "gpt-4-turbo": (10.00, 30.00),
+}
+"""OpenAI list prices in USD per million (input, output) tokens, for the cost estimate only; unknown models get none."""
+
+
+def estimated_cost_usd(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Estimated price of the tokens used, or None when the model's price is not known."""
+    price = PRICES_PER_MILLION_TOKENS.get(model)
+    if price is None:
+        return None
+    return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+
+
+def method_counts(methods: list[str]) -> dict[str, int]:
+    """Rows per extract method, every method listed (zeros included) in the contract's order."""
+    counts = Counter(methods)
+    return {method: counts.get(method, 0) for method in EXTRACT_METHODS}
+
+
+def run_summary(methods: list[str], stats: JudgeStats | None, judge_model: str | None,
+                skipped_in_failed_groups: int, wall_s: float) -> dict[str, Any]:
+    """The figures recorded in the output metadata and printed at the end."""
+    summary: dict[str, Any] = {"rows": len(methods), "by_method": method_counts(methods),
+                               "not_judged_group_failed": skipped_in_failed_groups, "wall_s": round(wall_s, 3)}
+    if stats is not None and judge_model is not None:
+        summary["judge"] = {
+            **asdict(stats),
+            "estimated_cost_usd": estimated_cost_usd(judge_model, stats.prompt_tokens, stats.completion_tokens),
+        }
+    return summary
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary as a few plain lines for the terminal or a log."""
+    by_method = ", ".join(f"{name} {count}" for name, count in summary["by_method"].items() if count)
+    lines = [f"extract: {summary['rows']} rows ({by_method}) in {summary['wall_s']:.1f} s"]
+    if summary["not_judged_group_failed"]:
+        lines.append(f"  {summary['not_judged_group_failed']} rows not sent to the judge: their circular group "
+                     "had already failed")
+    judge = summary.get("judge")
+    if judge is not None:
+        cost = judge["estimated_cost_usd"]
+        cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:.4f}"
+        lines.append(f"  judge: {judge['calls']} calls, {judge['cache_hits']} cache hits, "
+                     f"{judge['prompt_tokens']} + {judge['completion_tokens']} tokens, {cost_text}"
+                     + (f", {judge['failed_calls']} failed" if judge["failed_calls"] else ""))
+    return lines

@@ -1,0 +1,285 @@
+"""An async client for OpenAI-compatible chat endpoints, shared by the judge and the ``openai`` infer backend.
+
+What it adds to the ``openai`` package: many requests in flight (a semaphore of ``concurrency``), its own retries
+(exponential backoff with jitter on 429, 5xx, timeouts, dropped connections and garbage bodies, honouring
+``Retry-After``), a start-up probe that turns an unreachable or misconfigured server into one clear error, and a
+bridge (:class:`EventLoopRunner`) that lets the synchronous stages consume results as each request finishes.
+
+The API key is read from the environment and never appears in a message, a log line or a file: error texts from
+the server are scrubbed of it before they go anywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import random
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from mmbatch.errors import BadInputError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+JUDGE_KEY_VARIABLES = ("MMBATCH_JUDGE_API_KEY", "OPENAI_API_KEY")
+"""Where the judge's key is read from, first found wins."""
+INFER_KEY_VARIABLES = ("OPENAI_API_KEY",)
+"""Where the ``openai`` backend's key is read from."""
+NO_KEY = "EMPTY"
+"""Sent to servers that need no key (vLLM, SGLang without ``--api-key``): the SDK insists on some value."""
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+MAX_RETRY_AFTER_S = 300.0
+"""A ``Retry-After`` longer than this is capped (a server asking for an hour is treated as asking for 5 minutes)."""
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """How to reach the server and how hard to try."""
+
+    base_url: str | None = None
+    """OpenAI-compatible base URL (``http://host:8000/v1``); None means the official API."""
+    api_key: str | None = field(default=None, repr=False)
+    """The key, or None for servers that need none. Never printed (``repr=False``)."""
+    concurrency: int = 16
+    """Requests in flight at once."""
+    timeout_s: float = 120.0
+    """Seconds before one request counts as timed out."""
+    max_retries: int = 5
+    """Retries of one request on 429, 5xx, timeouts and garbage answers."""
+    backoff_s: float = 1.0
+    """First retry delay; doubled each retry, with +-50 % jitter, unless the server sends ``Retry-After``."""
+    max_backoff_s: float = 60.0
+    """Upper bound of one computed backoff delay."""
+
+    @property
+    def where(self) -> str:
+        """The server, for messages."""
+        return self.base_url or "the official OpenAI API"
+
+
+def api_key_from_environment(variables: Iterable[str]) -> str | None:
+    """The first non-empty key among ``variables``."""
+    for name in variables:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One successful chat completion."""
+
+    text: str
+    """The assistant message's content."""
+    prompt_tokens: int = 0
+    """Input tokens, as the server reports them (0 when it does not)."""
+    completion_tokens: int = 0
+    """Output tokens, as the server reports them (0 when it does not)."""
+    attempts: int = 1
+    """HTTP attempts it took (1 = no retry)."""
+
+
+class ChatCallError(Exception):
+    """A request that still failed after its retries (or failed for good at once, e.g. HTTP 400)."""
+
+
+@dataclass
+class _Failure:
+    message: str
+    retryable: bool
+    retry_after_s: float | None = None
+
+
+class ChatClient:
+    """Chat completions against one server, ``concurrency`` at a time, with retries.
+
+    Create and use it inside one event loop (see :class:`EventLoopRunner`); ``aclose`` when done.
+    """
+
+    def __init__(self, settings: ClientSettings, *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        import openai
+
+        self.settings = settings
+        self._openai = openai
+        self._client = openai.AsyncOpenAI(
+            api_key=settings.api_key or NO_KEY,
+            base_url=settings.base_url,
+            max_retries=0,  # retries are ours: the SDK's do not back off on garbage bodies or log what happened
+            timeout=settings.timeout_s,
+        )
+        self._semaphore = asyncio.Semaphore(settings.concurrency)
+        self._sleep = sleep
+        self.retries = 0
+        """Retries made so far (all requests)."""
+
+    async def chat(self, body: dict[str, Any]) -> ChatReply:
+        """Send one chat completion request (``model``, ``messages``, ``temperature``...) and return its reply.
+
+        Raises:
+            ChatCallError: the request failed after ``max_retries`` retries, or failed in a way retrying cannot fix.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            async with self._semaphore:
+                outcome = await self._attempt(body)
+            if isinstance(outcome, ChatReply):
+                return ChatReply(outcome.text, outcome.prompt_tokens, outcome.completion_tokens, attempt)
+            if not outcome.retryable or attempt > self.settings.max_retries:
+                tries = f" after {attempt} attempts" if attempt > 1 else ""
+                raise ChatCallError(f"{outcome.message}{tries}")
+            self.retries += 1
+            await self._sleep(self._delay(attempt, outcome.retry_after_s))
+
+    def _delay(self, attempt: int, retry_after_s: float | None) -> float:
+        if retry_after_s is not None:
+            return min(retry_after_s, MAX_RETRY_AFTER_S)
+        base = min(self.settings.backoff_s * 2 ** (attempt - 1), self.settings.max_backoff_s)
+        return base * random.uniform(0.5, 1.5)  # jitter: many rows retrying at once must not retry in lockstep
+
+    async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Failure:
+        openai = self._openai
+        try:
+            raw = await self._client.chat.completions.with_raw_response.create(**body)
+        except openai.APIStatusError as exc:
+            retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
+            return _Failure(self.scrub(f"HTTP {exc.status_code} from {self.settings.where}: {exc.message}"),
+                            exc.status_code in RETRYABLE_STATUS or exc.status_code >= 500, retry_after)
+        except openai.APITimeoutError:
+            return _Failure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.settings.where}", True)
+        except openai.APIConnectionError as exc:
+            return _Failure(self.scrub(f"cannot reach {self.settings.where} ({exc.__cause__ or exc})"), True)
+        return self._parse(raw.http_response.content)
+
+    def _parse(self, content: bytes) -> ChatReply | _Failure:
+        try:
+            data = json.loads(content)
+            message = data["choices"][0]["message"]
+            text = message.get("content")
+            if text is None and message.get("refusal"):
+                text = str(message["refusal"])
+            if not isinstance(text, str):
+                raise TypeError("no text content")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            snippet = content[:80].decode("utf-8", "replace")
+            return _Failure(f"not a chat completion from {self.settings.where}: {snippet!r}", True)
+        usage = data.get("usage") or {}
+        return ChatReply(text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+
+    async def probe(self, model: str) -> None:
+        """Check at start-up that the server answers, accepts the key and serves ``model``.
+
+        Raises:
+            BadInputError: unreachable server, refused key, or an unknown model (exit status 2).
+        """
+        openai = self._openai
+        try:
+            listing = await self._client.models.list()
+        except openai.NotFoundError:
+            await self._probe_with_chat(model)  # some servers have no /models: a 1-token call tells the same
+            return
+        except openai.APIStatusError as exc:
+            if exc.status_code in (401, 403):
+                raise BadInputError(f"{self.settings.where} refused the API key (HTTP {exc.status_code}); "
+                                    "check OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY") from None
+            raise BadInputError(self.scrub(f"{self.settings.where} answered HTTP {exc.status_code} to a probe: "
+                                           f"{exc.message}")) from None
+        except (openai.APITimeoutError, openai.APIConnectionError):
+            raise BadInputError(f"cannot reach {self.settings.where}; is the server running and the URL right?"
+                                ) from None
+        served = [item.id for item in listing.data]
+        if served and model not in served:
+            shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
+            raise BadInputError(f"{self.settings.where} does not serve model {model!r} (it serves: {shown})")
+
+    async def _probe_with_chat(self, model: str) -> None:
+        body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1}
+        outcome = await self._attempt(body)
+        if isinstance(outcome, _Failure):
+            raise BadInputError(f"the probe of {self.settings.where} failed: {outcome.message}")
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the API key (servers echo parts of a wrong key in their messages)."""
+        if self.settings.api_key:
+            text = text.replace(self.settings.api_key, "***")
+        return re.sub(r"sk-[A-Za-z0-9_\-*]{3,}", "sk-***", text)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self._client.close()
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date), or None."""
+    if value is None or not value.strip():
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class EventLoopRunner:
+    """An event loop the synchronous stages drive: run one coroutine, or many with results as they finish.
+
+    The loop runs only while the caller waits for the next result, so no thread is involved and the caller's code
+    (committing results, updating the cache and the progress bar) never races with the requests.
+    """
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+
+    def run(self, coroutine: Awaitable[T]) -> T:
+        """Run ``coroutine`` to completion."""
+        return self.loop.run_until_complete(coroutine)
+
+    def as_completed(self, items: Iterable[T], work: Callable[[T], Awaitable[R]], *, window: int) -> Iterator[R]:
+        """``work(item)`` for every item, at most ``window`` started at once; yields results as they finish.
+
+        Items are started in order, so the first rows finish first and a killed run leaves few gaps. Closing the
+        iterator early cancels what is still running.
+        """
+        pending: set[asyncio.Task[R]] = set()
+        source = iter(items)
+        try:
+            self._fill(pending, source, work, window)
+            while pending:
+                done, _ = self.loop.run_until_complete(asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED))
+                pending -= done
+                self._fill(pending, source, work, window)
+                for task in done:
+                    yield task.result()
+        finally:
+            for task in pending:
+                task.cancel()
+            if pending:
+                self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+    def _fill(self, pending: set[asyncio.Task[R]], source: Iterator[T], work: Callable[[T], Awaitable[R]],
+              window: int) -> None:
+        while len(pending) < window:
+            try:
+                item = next(source)
+            except StopIteration:
+                return
+            pending.add(self.loop.create_task(_as_coroutine(work(item))))
+
+    def close(self) -> None:
+        """Close the loop."""
+        self.loop.close()
+
+
+async def _as_coroutine(awaitable: Awaitable[R]) -> R:
+    return await awaitable
