@@ -1,0 +1,56 @@
+"""``mmbatch score``: extracted rows -> per-row hits and the long metrics table (with optional bootstrap CIs)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from mmbatch.errors import EXIT_OK
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the ``score`` command."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "score",
+        help="score extracted answers: hits per row and the metrics table",
+        description="Compare each row's `extracted` answer with its `answer` and write the long metrics table "
+        "(benchmark, model, split, level, group, metric, value, n, ci_low, ci_high) to --output, the per-row "
+        "hits beside it (metrics.parquet -> metrics.hits.parquet; .tsv -> .hits.tsv; .json -> .hits.parquet), "
+        "and print the tables. MMBench: CircularEval and vanilla; MME: acc, acc+, score and totals; SEED-Bench: "
+        "per dimension, data type, overall and macro.",
+    )
+    parser.add_argument("--input", required=True, type=Path, help="extracted file (.parquet, .tsv or .xlsx)")
+    parser.add_argument("--output", required=True, type=Path,
+                        help="metrics table: .json (a list of rows), .parquet or .tsv")
+    parser.add_argument("--benchmark", help="score only this benchmark's rows (required when the file has no "
+                        "'benchmark' column): mmbench, ccbench, mme, seedbench, seedbench2")
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
+                        help="bootstrap replicates for 95%% percentile intervals in ci_low/ci_high (default 0: none)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bootstrap (default 0)")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score ``--input`` and write ``--output`` and its hits file; exit 0, or 2 on bad input."""
+    from mmbatch.console import console, error_console
+    from mmbatch.score.metrics_table import check_metrics_path, hits_path, write_metrics
+    from mmbatch.score.stage import ScoreOptions, score_frame
+    from mmbatch.score.tables import print_metrics
+    from mmbatch.tableio import read_table, write_table
+
+    check_metrics_path(args.output)
+    options = ScoreOptions(benchmark=args.benchmark, bootstrap=args.bootstrap, seed=args.seed)
+    table = read_table(args.input)
+    result = score_frame(table.frame, options, path=args.input)
+    rows_path = hits_path(args.output)
+    settings = {**options.settings(), "input": str(args.input), "metrics_file": args.output.name,
+                "hits_file": rows_path.name, "warnings": list(result.warnings)}
+    write_table(result.hits, rows_path, {**table.metadata, "stage": "hits", "score": settings})
+    write_metrics(result.metrics, args.output, {**table.metadata, "stage": "scores", "score": settings})
+    print_metrics(result.metrics, console)
+    for warning in result.warnings:
+        error_console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False, soft_wrap=True)
+    error_console.print(f"wrote {args.output} ({result.metrics.height} metrics) and {rows_path} "
+                        f"({result.hits.height} rows)", markup=False, highlight=False, soft_wrap=True)
+    return EXIT_OK
