@@ -1,7 +1,7 @@
 """``mmbatch prepare --benchmark seedbench``: the SEED-Bench-1 reader.
 
-Input: the official ``SEED-Bench.json`` and ``--media-root``, the folder under which every ``data_id`` resolves
-(images of dimensions 1-9, videos of dimensions 10-12; see docs/benchmarks-formats.md for the layout).
+Input: the official ``SEED-Bench.json`` and ``--media-root`` (default: the JSON's folder), under which every
+``data_id`` resolves (images of dimensions 1-9, videos of dimensions 10-12; layout in docs/benchmarks-formats.md).
 
 Rows: ``index`` = position in the file (``question_id`` is kept but is not unique), ``category`` = dimension name
 from the file's ``question_type``, ``l2-category`` = ``data_type`` (``image``/``video``), options ``A``-``D``,
@@ -26,17 +26,15 @@ from mmbatch.progress import progress
 
 
 def media_root_of(path: Path, options: ReadOptions) -> Path:
-    """``--media-root``, which SEED inputs need.
+    """``--media-root``, by default the folder of the question JSON.
 
     Raises:
-        BadInputError: it is not given or not a folder.
+        BadInputError: it is not a folder.
     """
-    if options.media_root is None:
-        raise BadInputError("SEED-Bench questions name image and video files: give --media-root, the folder "
-                            "their data_id paths are relative to", path=path)
-    if not Path(options.media_root).is_dir():
-        raise BadInputError(f"--media-root {str(options.media_root)!r} is not a folder", path=path)
-    return Path(options.media_root)
+    root = Path(options.media_root) if options.media_root is not None else path.parent
+    if not root.is_dir():
+        raise BadInputError(f"--media-root {str(root)!r} is not a folder", path=path)
+    return root
 
 
 @dataclass(frozen=True)
