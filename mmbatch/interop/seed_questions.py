@@ -89,7 +89,8 @@ def _add_benchmark_json(questions: SeedQuestions, path: Path) -> None:
                    for letter in "ABCD"}
         questions.add(qid, {
             "question": item.get("question"), **options, "answer": item.get("answer"), "question_type_id": dim,
-            "category": names.get(dim) if dim is not None else None, "l2-category": item.get("subpart"),
+            "category": names.get(dim) if dim is not None else None,
+            "l2-category": item.get("subpart") or item.get("data_type"),
             "data_type": item.get("data_type"), "level": item.get("level"),
         })
 
