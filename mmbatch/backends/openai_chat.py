@@ -1,0 +1,117 @@
+"""The ``openai`` backend: any OpenAI-compatible chat endpoint (vLLM, SGLang, LMDeploy, Ollama, GPT-4o).
+
+Images (and sampled video frames) go first in the user message as base64 PNG data URLs, then the prompt text, the
+way the prompt templates assume. ``--concurrency`` requests are in flight; each finished response is yielded at once
+(a list of one result), so a killed run loses only the requests in flight. A request that still fails after its
+retries gives its row an ``error``. Likelihood rows cannot be served: chat APIs do not score given continuations.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from PIL import Image
+
+from mmbatch.backends.base import BackendOptions, Request, Result
+from mmbatch.errors import BadInputError
+from mmbatch.openai_client import (
+    INFER_KEY_VARIABLES,
+    ChatCallError,
+    ChatClient,
+    ClientSettings,
+    EventLoopRunner,
+    api_key_from_environment,
+)
+
+LIKELIHOOD_UNSUPPORTED = (
+    "likelihood rows need the log-probability of each option's text as a continuation of the prompt, which chat "
+    "APIs do not return; run them with --backend hf, or prepare the benchmark with --mode generate"
+)
+
+
+def image_data_url(image: Image.Image) -> str:
+    """``image`` as a ``data:image/png;base64,...`` URL (PNG: lossless, so the model sees the exact pixels)."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def chat_messages(request: Request) -> list[dict[str, Any]]:
+    """One user message: the images (or video frames) first, then the prompt text."""
+    parts: list[dict[str, Any]] = [
+        {"type": "image_url", "image_url": {"url": image_data_url(image)}} for image in request.images
+    ]
+    parts.append({"type": "text", "text": request.prompt})
+    return [{"role": "user", "content": parts}]
+
+
+class OpenAIChatBackend:
+    """Generation through a chat completions endpoint."""
+
+    name = "openai"
+
+    def __init__(self, options: BackendOptions) -> None:
+        self.options = options
+        settings = ClientSettings(
+            base_url=options.base_url,
+            api_key=api_key_from_environment(INFER_KEY_VARIABLES),
+            concurrency=options.concurrency,
+            timeout_s=options.timeout_s,
+            max_retries=options.max_retries,
+        )
+        if settings.base_url is None and settings.api_key is None:
+            raise BadInputError("the official OpenAI API needs a key: set OPENAI_API_KEY, or point --base-url at "
+                                "an OpenAI-compatible server")
+        self._runner = EventLoopRunner()
+        self._client = ChatClient(settings)
+        try:
+            self._runner.run(self._client.probe(options.model))
+        except BaseException:
+            self.close()
+            raise
+
+    def settings(self) -> dict[str, Any]:
+        """What changes the answers: the model on its server and the sampling temperature."""
+        return {"backend": self.name, "model": self.options.model, "base_url": self.options.base_url,
+                "temperature": self.options.temperature}
+
+    def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
+        """Send every request, ``concurrency`` at a time; yield each result as soon as it arrives."""
+
+        async def answer(request: Request) -> Result:
+            started = time.monotonic()
+            body = {"model": self.options.model, "messages": chat_messages(request),
+                    "temperature": self.options.temperature, "max_tokens": max_new_tokens}
+            try:
+                reply = await self._client.chat(body)
+            except ChatCallError as exc:
+                return Result(request.index, error=str(exc), latency_ms=_ms_since(started))
+            return Result(request.index, prediction=reply.text, output_tokens=reply.completion_tokens or None,
+                          latency_ms=_ms_since(started))
+
+        window = 2 * self.options.concurrency  # images are encoded when a request starts: keep few in memory
+        for result in self._runner.as_completed(requests, answer, window=window):
+            yield [result]
+
+    def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """Chat APIs cannot rank given continuations: every row gets a clear error (exit status 3)."""
+        yield [Result(request.index, error=LIKELIHOOD_UNSUPPORTED) for request in requests]
+
+    def close(self) -> None:
+        """Close the HTTP connections and the event loop."""
+        if not self._runner.loop.is_closed():
+            self._runner.run(self._client.aclose())
+            self._runner.close()
+
+
+def _ms_since(started: float) -> float:
+    return (time.monotonic() - started) * 1000.0
+
+
+def create_backend(options: BackendOptions) -> OpenAIChatBackend:
+    """The ``openai`` backend for ``options`` (probes the server first: unreachable means exit status 2)."""
+    return OpenAIChatBackend(options)

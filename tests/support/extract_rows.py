@@ -1,0 +1,45 @@
+"""Prediction files for the ``extract`` tests: MMBench circular groups, Chinese rows, MME and likelihood rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mmbatch.tableio import write_table
+
+OPTIONS = {"A": "red car", "B": "blue car", "C": "green bus", "D": "yellow truck"}
+
+
+def mcq_row(index: int, prediction: str | None, *, answer: str = "B", question: str = "Which vehicle is shown?",
+            options: dict[str, str] | None = None, benchmark: str = "mmbench", **extra: Any) -> dict[str, Any]:
+    """One predictions-stage MCQ row (``g_index`` from the circular index rule)."""
+    return {
+        "index": index, "g_index": index % 1_000_000, "benchmark": benchmark, "question": question, "hint": None,
+        **(options or OPTIONS), "answer": answer, "category": "vehicles", "l2-category": "perception",
+        "split": "dev", "prompt": f"Question: {question}", "prompt_template": "vlmevalkit", "mode": "generate",
+        "prediction": prediction, "model": "test-model", "error": None, **extra,
+    }
+
+
+def mme_row(index: int, image: str, prediction: str, answer: str) -> dict[str, Any]:
+    """One MME row (a yes/no question about ``image``)."""
+    question = f"Is there a dog in {image}? Please answer yes or no."
+    return {
+        "index": index, "g_index": hash(image) % 1000, "benchmark": "mme", "question": question, "answer": answer,
+        "category": "existence", "l2-category": "perception", "prompt": question, "prompt_template": "mme",
+        "mode": "generate", "prediction": prediction, "model": "test-model", "error": None,
+    }
+
+
+def judged_rows(count: int) -> list[dict[str, Any]]:
+    """``count`` single-row groups whose answers only a judge can match (no option letter or text in them)."""
+    phrases = ["a vehicle painted like the sky", "the crimson automobile", "a lorry, yellow", "emerald coach"]
+    return [mcq_row(i, f"{phrases[i % 4]} number {i}", answer="ABCD"[i % 4]) for i in range(1, count + 1)]
+
+
+def write_predictions(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write rows as a predictions-stage file."""
+    return write_table(pl.DataFrame(rows, infer_schema_length=None), path,
+                       {"stage": "predictions", "infer": {"model": "test-model"}})
