@@ -10,7 +10,7 @@ import pytest
 
 from mmbatch.errors import BadInputError
 from mmbatch.interop.rows import ImportOptions
-from mmbatch.interop.seed_results import UNKNOWN_QUESTION, import_rows
+from mmbatch.interop.seed_results import UNKNOWN_QUESTION, import_rows, unknown_option
 from mmbatch.interop.seed_upload import export_rows
 from tests.conftest import run_cli
 
@@ -38,6 +38,8 @@ def test_every_line_is_a_row_and_the_official_numbers_follow(gpt4v_seed1: pl.Dat
     assert accuracy(rows.filter(pl.col("data_type") == "image")) == 69.07
     assert accuracy(video) == 60.50
     assert set(rows["question"]) == {UNKNOWN_QUESTION}
+    # The four choices exist (extract needs them present) but their texts are not in the file, and say so.
+    assert set(rows["C"]) == {unknown_option("C")} and "not in the results file" in unknown_option("C")
 
 
 def test_seed2_ids_give_the_dimension(shared_data: Path) -> None:

@@ -24,6 +24,18 @@ from mmbatch.interop.seed_questions import SeedQuestions, read_seed_questions
 UNKNOWN_QUESTION = "(question text not in the results file; import with --questions SEED-Bench JSON)"
 """``question`` and ``prompt`` of rows whose text is unknown: the schema needs a text, and this one says why."""
 
+SEED_LETTERS = ("A", "B", "C", "D")
+"""Every SEED-Bench question has exactly these four choices."""
+
+
+def unknown_option(letter: str) -> str:
+    """The text of an option that exists but whose text the results file lacks.
+
+    An empty option cell means "no such option" (protocols.md §1); SEED options always exist, so ``extract`` must
+    see them present to accept the recorded letter. The text says plainly that it is not the real one.
+    """
+    return f"(option {letter}: text not in the results file)"
+
 
 def read_result_lines(path: Path) -> list[dict[str, Any]]:
     """The records of a result file, one per line, tolerating trailing commas, blank lines and ``[``/``]`` lines.
@@ -96,6 +108,12 @@ def import_rows(options: ImportOptions) -> ImportResult:
     frame = _join_questions(frame, questions) if questions.by_id else frame
     if "question" not in frame.columns:
         frame = frame.with_columns(pl.lit(UNKNOWN_QUESTION).alias("question"))
+    unknown_options = sum(
+        frame.height if letter not in frame.columns else int(frame[letter].is_null().sum()) for letter in SEED_LETTERS)
+    frame = frame.with_columns(
+        (pl.col(letter).fill_null(unknown_option(letter)) if letter in frame.columns
+         else pl.lit(unknown_option(letter))).alias(letter)
+        for letter in SEED_LETTERS)
     model = default_model(options)
     finished = finish_rows(frame, model=model, path=options.input)
     duplicates = int(finished["question_id"].is_duplicated().sum())
@@ -105,6 +123,7 @@ def import_rows(options: ImportOptions) -> ImportResult:
         "ids_not_in_questions": int((~finished["question_id"].is_in(list(questions.by_id))).sum())
         if questions.by_id else None, "with_ground_truth": int(finished["answer"].is_not_null().sum()),
         "prompt_source": "question text" if questions.by_id else "unknown (the results file has no question text)",
+        "option_texts_unknown": unknown_options,
     })
 
 
