@@ -1,0 +1,125 @@
+"""Resume after ``kill -9`` at random moments: real subprocesses, real SIGKILL, compared with an uninterrupted run.
+
+The echo backend is slowed down with its test aid ``MMBATCH_ECHO_DELAY_S`` so a run lasts long enough to be killed
+in the middle. After every kill the committed progress is read back, and the next run must report exactly those
+rows as already done: only the rows in flight at the kill are computed again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.tableio import read_table
+from tests.conftest import REPO_ROOT, run_cli
+from tests.support.prepared_files import prepared_frame, write_prepared
+
+DELAY_ENV = {"MMBATCH_ECHO_DELAY_S": "0.04"}
+VOLATILE = ["latency_ms"]
+"""Wall-clock columns: the only ones allowed to differ between an interrupted and an uninterrupted run."""
+
+
+def start(*args: str, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as handle:
+        return subprocess.Popen([sys.executable, "-m", "mmbatch", *args], cwd=REPO_ROOT, stdout=handle,
+                                stderr=subprocess.STDOUT, env={**os.environ, **DELAY_ENV})
+
+
+def infer_args(prepared: Path, output: Path, *extra: str) -> list[str]:
+    return ["infer", "--input", str(prepared), "--output", str(output), "--backend", "echo", "--model", "answer",
+            "--batch-size", "4", *extra]
+
+
+def committed_done(progress: Path, output: Path | None = None) -> set[int]:
+    """Indices committed without error: in the parts, and in a finished output."""
+    frames = [pl.read_parquet(part) for part in progress.glob("part-*.parquet")]
+    if output is not None and output.is_file():
+        frames.append(read_table(output).frame)
+    if not frames:
+        return set()
+    rows = pl.concat(frames, how="diagonal_relaxed")
+    return set(rows.filter(pl.col("error").is_null())["index"].to_list())
+
+
+def already_done(log: Path) -> int | None:
+    match = re.search(r"(\d+) already done", log.read_text(errors="replace"))
+    return int(match.group(1)) if match else None
+
+
+def assert_same_predictions(got: Path, expected: Path) -> None:
+    a, b = read_table(got).frame.drop(VOLATILE), read_table(expected).frame.drop(VOLATILE)
+    assert a["index"].is_unique().all() and a.height == b.height
+    assert a.equals(b), "interrupted run differs from the uninterrupted one"
+
+
+def test_kill_9_at_random_moments_then_resume(tmp_path: Path) -> None:
+    prepared = write_prepared(tmp_path / "prep.parquet", prepared_frame(30, copies=2))
+    reference = tmp_path / "reference.parquet"
+    assert run_cli(*infer_args(prepared, reference)).returncode == 0
+    output = tmp_path / "preds.parquet"
+    progress = tmp_path / "preds.parquet.partial"
+    rng = random.Random(20261122)
+    done_before = 0
+    kills = 0
+    for attempt in range(8):
+        log = tmp_path / f"run{attempt}.log"
+        process = start(*infer_args(prepared, output), log=log)
+        # Any moment: while Python starts, while reading progress, mid-batch, while writing the output.
+        try:
+            process.wait(timeout=rng.uniform(0.2, 3.5))
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+            kills += 1
+        reported = already_done(log)
+        if reported is not None:  # the run got far enough to read the progress
+            assert reported == done_before, log.read_text()
+        if process.returncode == 0:
+            break
+        assert process.returncode == -signal.SIGKILL, log.read_text()
+        done_before = len(committed_done(progress, output))
+    else:
+        final = run_cli(*infer_args(prepared, output), env=DELAY_ENV)
+        assert final.returncode == 0, final.stderr
+        assert f"{done_before} already done" in final.stderr
+    assert kills >= 2, "the test never interrupted a run; make the rows slower"
+    assert_same_predictions(output, reference)
+    assert not progress.exists()
+
+
+def test_killed_shards_resume_under_another_shard_count(tmp_path: Path) -> None:
+    prepared = write_prepared(tmp_path / "prep.parquet", prepared_frame(24, copies=2))
+    reference = tmp_path / "reference.parquet"
+    assert run_cli(*infer_args(prepared, reference)).returncode == 0
+    output = tmp_path / "preds.parquet"
+    progress = tmp_path / "preds.parquet.partial"
+    # Three shards run concurrently into one progress folder and are all killed part way.
+    processes = [start(*infer_args(prepared, output, "--shard", f"{k}/3"), log=tmp_path / f"s{k}.log")
+                 for k in range(3)]
+    deadline = time.monotonic() + 60
+    while len(committed_done(progress)) < 12 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for process in processes:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+    done = committed_done(progress)
+    assert 12 <= len(done) < 48
+    # Two shards now: each reuses whatever any of the three finished.
+    reused = 0
+    for k in range(2):
+        result = run_cli(*infer_args(prepared, output, "--shard", f"{k}/2"))
+        assert result.returncode == 0, result.stderr
+        reused += int(re.search(r"(\d+) already done", result.stderr).group(1))  # type: ignore[union-attr]
+    assert reused == len(done)
+    shards = sorted(tmp_path.glob("preds.shard-*-of-2.parquet"))
+    merged = run_cli("merge", "--output", str(tmp_path / "merged.parquet"), *map(str, shards))
+    assert merged.returncode == 0, merged.stderr
+    assert_same_predictions(tmp_path / "merged.parquet", reference)

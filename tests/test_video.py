@@ -1,0 +1,94 @@
+"""Video frames through decord: the SEED rule picks the frames, and the decoded frames are those frames.
+
+The videos are made here with PyAV: frame ``i`` is a flat grey of brightness ``8 * i``, so the brightness of a
+decoded frame tells which frame it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from mmbatch.benchmarks.seedbench.frames import seed_frame_indices
+from mmbatch.video import FrameRequest, read_frame_files, read_video_frames
+
+BRIGHTNESS_STEP = 8
+
+
+def make_video(path: Path, frames: int, fps: int = 10, size: tuple[int, int] = (64, 48)) -> Path:
+    """An MPEG-4 video whose frame ``i`` has brightness ``BRIGHTNESS_STEP * i``."""
+    import av
+
+    width, height = size
+    with av.open(str(path), "w") as container:
+        stream = container.add_stream("mpeg4", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        # Every frame a key frame at near-lossless quality, so brightness survives encoding to within 1/8 step.
+        stream.gop_size, stream.bit_rate, stream.options = 1, 20_000_000, {"qmin": "1", "qmax": "2"}
+        for i in range(frames):
+            pixels = np.full((height, width, 3), BRIGHTNESS_STEP * i, dtype=np.uint8)
+            for packet in stream.encode(av.VideoFrame.from_ndarray(pixels, format="rgb24")):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return path
+
+
+def frame_number(image: Image.Image) -> int:
+    return round(float(np.asarray(image).mean()) / BRIGHTNESS_STEP)
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_video(tmp_path_factory.mktemp("video") / "clip.mp4", frames=30, fps=10)
+
+
+def test_whole_video_gets_the_uniform_frames(video: Path) -> None:
+    frames = read_video_frames(video, FrameRequest(num_frames=8))
+    assert frames.video_len == 30 and frames.fps == pytest.approx(10.0)
+    assert frames.indices == seed_frame_indices(30, 10.0) == [1, 5, 8, 12, 15, 19, 23, 26]
+    assert [frame_number(image) for image in frames.images] == frames.indices
+    assert all(image.size == (64, 48) and image.mode == "RGB" for image in frames.images)
+
+
+def test_num_frames_and_dimension_10(video: Path) -> None:
+    four = read_video_frames(video, FrameRequest(num_frames=4))
+    assert len(four.images) == 4 and four.indices == seed_frame_indices(30, 10.0, num_segments=4)
+    dim10 = read_video_frames(video, FrameRequest(num_frames=8, dimension=10))
+    assert dim10.indices == seed_frame_indices(29, 10.0) and dim10.indices != seed_frame_indices(30, 10.0)
+
+
+def test_segments_in_seconds_and_in_frames(video: Path) -> None:
+    # Seconds 1.0-2.5 at 10 fps are frames 10-25: get_index(15, 8) + 10.
+    seconds = read_video_frames(video, FrameRequest(dimension=11, segment=(1.0, 2.5)))
+    assert seconds.indices == [10, 12, 14, 15, 17, 19, 20, 22]
+    assert [frame_number(image) for image in seconds.images] == seconds.indices
+    # Frames 20-40 are cut at the video's end (30): get_index(10, 8) + 20.
+    frames = read_video_frames(video, FrameRequest(dimension=12, segment=(20, 40)))
+    assert frames.indices == [20, 21, 22, 23, 24, 26, 27, 28]
+    assert [frame_number(image) for image in frames.images] == frames.indices
+
+
+def test_broken_and_empty_videos_raise_value_errors(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.mp4"
+    broken.write_bytes(b"\x00\x00\x00\x18ftypmp42 not really a video")
+    with pytest.raises(ValueError, match="not a readable video"):
+        read_video_frames(broken, FrameRequest())
+    one = make_video(tmp_path / "one.mp4", frames=1)
+    with pytest.raises(ValueError, match="no frame to sample"):
+        read_video_frames(one, FrameRequest(dimension=10))
+
+
+def test_frame_files_are_all_kept_up_to_num_frames(tmp_path: Path) -> None:
+    paths = []
+    for i in range(10):
+        path = tmp_path / f"f{i}.png"
+        Image.new("RGB", (4, 4), (BRIGHTNESS_STEP * i,) * 3).save(path)
+        paths.append(path)
+    assert [frame_number(im) for im in read_frame_files(paths[:8], 8)] == list(range(8))
+    assert [frame_number(im) for im in read_frame_files(paths, 8)] == [0, 1, 2, 3, 4, 6, 7, 8]
+    with pytest.raises(ValueError):
+        read_frame_files([], 8)
