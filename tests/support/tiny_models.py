@@ -23,6 +23,10 @@ TRAINING_TEXT = [
     "0 1 2 3 4 5 6 7 8 9 10 one two three four five six seven eight nine ten",
 ]
 
+WEIGHT_SCALE = 0.1
+"""Standard deviation of the random weights: larger than the usual 0.02 so that answers and option scores differ
+clearly from row to row, which the equality tests need in order to mean something."""
+
 LLAVA_CHAT_TEMPLATE = (
     "{% for message in messages %}"
     "{% if message['role'] == 'user' %}USER: {% else %}ASSISTANT: {% endif %}"
@@ -113,13 +117,13 @@ def build_tiny_llava(directory: Path, *, seed: int = 0) -> Path:
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
             hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-            image_size=image_size, patch_size=patch_size, projection_dim=32,
+            image_size=image_size, patch_size=patch_size, projection_dim=32, initializer_range=WEIGHT_SCALE,
         ),
         text_config=LlamaConfig(
             vocab_size=len(tokenizer), hidden_size=48, intermediate_size=96, num_hidden_layers=2,
             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
+            pad_token_id=tokenizer.pad_token_id, initializer_range=WEIGHT_SCALE,
         ),
         image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
         vision_feature_select_strategy="default", vision_feature_layer=-2,
@@ -182,13 +186,13 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
     config = Idefics3Config(
         vision_config=Idefics3VisionConfig(
             hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
-            image_size=tile_size, patch_size=patch_size,
+            image_size=tile_size, patch_size=patch_size, initializer_range=WEIGHT_SCALE,
         ),
         text_config=LlamaConfig(
             vocab_size=len(tokenizer), hidden_size=48, intermediate_size=96, num_hidden_layers=2,
             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=1024,
             bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id,
+            pad_token_id=tokenizer.pad_token_id, initializer_range=WEIGHT_SCALE,
         ),
         image_token_id=tokenizer.convert_tokens_to_ids("<image>"), scale_factor=scale_factor,
         pad_token_id=tokenizer.pad_token_id,
@@ -235,3 +239,12 @@ def build_cached(architecture: str, directory: Path) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
+
+
+def session_model_dir(tmp_path_factory, architecture: str) -> Path:
+    """The tiny model of ``architecture`` for this test session, built on first use into pytest's temporary base.
+
+    Test modules call this from their own session-scoped fixtures; the build happens once per session however many
+    modules ask for it.
+    """
+    return build_cached(architecture, tmp_path_factory.getbasetemp() / "tiny-models" / architecture)
