@@ -78,8 +78,7 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     scorers = {name: get_scorer(name) for name in frame["benchmark"].unique().to_list()}
     hits = add_hits(frame, [name for name, s in scorers.items() if s.case_insensitive])
     parts = []
-    for key, rows in sorted(hits.partition_by(PARTITION, as_dict=True, maintain_order=True).items(),
-                            key=lambda item: tuple("" if v is None else str(v) for v in item[0])):
+    for key, rows in _partitions(hits):
         plan = scorers[str(key[0])].plan(rows)
         warnings += [f"{key[0]} (model {key[1]}, split {key[2]}): {w}" for w in plan.warnings]
         rng = partition_rng(options.seed, key) if options.bootstrap else None
@@ -90,6 +89,15 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
         warnings.append(f"{failed} rows failed upstream (an 'error' from infer or extract); they count as wrong")
     hits = hits.drop(UNMATCHED, FAILED)
     return ScoreResult(metrics_frame(parts), hits, tuple(warnings))
+
+
+def _partitions(frame: pl.DataFrame) -> list[tuple[tuple[object, ...], pl.DataFrame]]:
+    """The (benchmark, model, split) partitions in a stable order; a one-partition file is not copied."""
+    keys = frame.select(PARTITION).unique()
+    if keys.height == 1:
+        return [(keys.row(0), frame)]
+    parts = frame.partition_by(list(PARTITION), as_dict=True, maintain_order=True)
+    return sorted(parts.items(), key=lambda item: tuple("" if v is None else str(v) for v in item[0]))
 
 
 def _with_default_columns(frame: pl.DataFrame) -> pl.DataFrame:
