@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PYTHONDONTWRITEBYTECODE ?= 1
 
-.PHONY: install install-light test lint typecheck schemas demo bench docker clean
+.PHONY: install install-light test lint typecheck schemas demo bench docker airflow-env clean
 
 ## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer and dev extras)
 install: .cache/installed
@@ -22,7 +22,7 @@ install-light:
 	$(PIP) install --disable-pip-version-check -q -e .
 
 ## test: lint, schema drift check and the whole suite (offline, CPU)
-test: install
+test: install airflow-env
 	$(PYTHON) -m ruff check mmbatch tests bench examples
 	$(PYTHON) -m pytest -q
 
@@ -50,6 +50,19 @@ bench: install
 docker:
 	docker build --target light -t mmbatch:light .
 	docker build --target full -t mmbatch:full .
+
+## airflow-env: Airflow in its own virtualenv (never in mmbatch's), for the DAG test; a no-op once built
+AIRFLOW_VENV ?= .cache/airflow-venv
+AIRFLOW_VERSION ?= 3.3.2
+AIRFLOW_DOCKER_PROVIDER_VERSION ?= 4.6.1
+airflow-env: $(AIRFLOW_VENV)/installed
+
+$(AIRFLOW_VENV)/installed: examples/airflow/constraints.txt
+	rm -rf $(AIRFLOW_VENV)
+	$(PYTHON) -m venv $(AIRFLOW_VENV)
+	$(AIRFLOW_VENV)/bin/pip install --disable-pip-version-check -q -c examples/airflow/constraints.txt \
+		"apache-airflow==$(AIRFLOW_VERSION)" "apache-airflow-providers-docker==$(AIRFLOW_DOCKER_PROVIDER_VERSION)"
+	@touch $@
 
 clean:
 	rm -rf out .cache .pytest_cache .ruff_cache .mypy_cache

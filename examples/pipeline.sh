@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The four stages chained as containers: prepare -> infer -> extract -> score, each `docker run`ning the mmbatch image
+# with the current folder mounted at /data (so every path below is relative to it). infer runs in mmbatch:full on
+# the GPUs, the other stages in mmbatch:light. With NUM_SHARDS=N, infer runs N shard processes at once, one per GPU
+# (shard K on GPU K), and `mmbatch merge` joins them.
+#
+#   examples/pipeline.sh [OUT_DIR]                                  # default: out/pipeline
+#   BENCHMARK=mmbench INPUT=MMBench_DEV_EN.tsv BACKEND=hf MODEL=llava-hf/llava-1.5-7b-hf NUM_SHARDS=8 \
+#       examples/pipeline.sh out/llava-mmbench
+#   MMBATCH_NO_DOCKER=1 examples/pipeline.sh                        # the same chain with the local install (CI)
+#
+# Settings (environment): BENCHMARK (mme), INPUT (examples/mme), BACKEND (echo), MODEL (answer: the echo backend
+# repeats the right answer, a dry run that must score 100), NUM_SHARDS (1), BASE_URL (an OpenAI-compatible server
+# for BACKEND=openai), JUDGE_MODEL (empty: official rules only), IMAGE (mmbatch; the tags are IMAGE:light and
+# IMAGE:full), MMBATCH (the local command when MMBATCH_NO_DOCKER=1; default `mmbatch`, else `python3 -m mmbatch`).
+# Secrets are never written here: OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY / HF_TOKEN pass from your environment.
+# Exit status: 0, or 3 when some rows failed (they are in the files with an `error`; rerun to retry only them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=${1:-out/pipeline}
+BENCHMARK=${BENCHMARK:-mme}
+INPUT=${INPUT:-examples/mme}
+BACKEND=${BACKEND:-echo}
+MODEL=${MODEL:-answer}
+NUM_SHARDS=${NUM_SHARDS:-1}
+BASE_URL=${BASE_URL:-}
+JUDGE_MODEL=${JUDGE_MODEL:-}
+IMAGE=${IMAGE:-mmbatch}
+if [[ -z "${MMBATCH:-}" ]]; then
+    if command -v mmbatch >/dev/null; then MMBATCH=mmbatch; else MMBATCH="python3 -m mmbatch"; fi
+fi
+rows_failed=0
+
+# mmbatch TARGET GPU ARGS...: one mmbatch command in IMAGE:TARGET, or locally. GPU: a device number (that GPU
+# alone), "all", or "" (none: the light stages, and servers or echo, which need no local GPU).
+mmbatch() {
+    local target=$1 gpu=$2
+    shift 2
+    if [[ "${MMBATCH_NO_DOCKER:-0}" == 1 ]]; then
+        if [[ "$gpu" =~ ^[0-9]+$ ]]; then
+            # shellcheck disable=SC2086  # MMBATCH may be a command with arguments ("python3 -m mmbatch")
+            CUDA_VISIBLE_DEVICES=$gpu $MMBATCH "$@"
+        else
+            # shellcheck disable=SC2086
+            $MMBATCH "$@"
+        fi
+        return
+    fi
+    local gpus=()
+    if [[ "$gpu" =~ ^[0-9]+$ ]]; then gpus=(--gpus "device=$gpu"); elif [[ "$gpu" == all ]]; then gpus=(--gpus all); fi
+    docker run --rm "${gpus[@]}" \
+        --user "$(id -u):$(id -g)" \
+        -v "$PWD:/data" -v "${HF_HOME:-$HOME/.cache/huggingface}:/hf-cache" \
+        -e HF_HUB_OFFLINE -e HF_TOKEN -e OPENAI_API_KEY -e MMBATCH_JUDGE_API_KEY \
+        "$IMAGE:$target" "$@"
+}
+
+# stage NAME COMMAND...: run a step; exit 3 (finished, some rows failed) lets the chain go on and is reported at the end.
+stage() {
+    local name=$1 status=0
+    shift
+    printf '\n== %s\n' "$name"
+    "$@" || status=$?
+    if [[ $status == 3 ]]; then
+        rows_failed=1
+    elif [[ $status != 0 ]]; then
+        echo "pipeline: $name failed (exit $status)" >&2
+        exit "$status"
+    fi
+}
+
+# infer_shards: NUM_SHARDS shard processes at once (shard K on GPU K), then the merge of their files.
+infer_shards() {
+    local pids=() status=0 k pid
+    for ((k = 0; k < NUM_SHARDS; k++)); do
+        local device=""
+        [[ -n "$infer_gpu" ]] && device=$k
+        mmbatch full "$device" infer "${infer_args[@]}" --shard "$k/$NUM_SHARDS" &
+        pids+=($!)
+    done
+    for pid in "${pids[@]}"; do
+        local rc=0
+        wait "$pid" || rc=$?
+        if [[ $rc == 3 ]]; then rows_failed=1; elif [[ $rc != 0 ]]; then status=$rc; fi
+    done
+    [[ $status == 0 ]] || return "$status"
+    local shards=()
+    for ((k = 0; k < NUM_SHARDS; k++)); do shards+=("$out/predictions.shard-$k-of-$NUM_SHARDS.parquet"); done
+    mmbatch light "" merge --output "$out/predictions.parquet" "${shards[@]}"
+}
+
+infer_args=(--input "$out/prepared.parquet" --output "$out/predictions.parquet" --backend "$BACKEND" --model "$MODEL")
+[[ -n "$BASE_URL" ]] && infer_args+=(--base-url "$BASE_URL" --concurrency 64)
+# Local models get GPUs; a server (openai) or the echo backend needs none.
+infer_gpu=""
+[[ "$BACKEND" == hf ]] && infer_gpu=all
+judge_args=(--no-judge)
+[[ -n "$JUDGE_MODEL" ]] && judge_args=(--judge-model "$JUDGE_MODEL")
+mkdir -p "$out"
+
+stage prepare mmbatch light "" prepare --benchmark "$BENCHMARK" --input "$INPUT" --output "$out/prepared.parquet"
+if ((NUM_SHARDS > 1)); then
+    stage "infer ($NUM_SHARDS shards)" infer_shards
+else
+    stage infer mmbatch full "$infer_gpu" infer "${infer_args[@]}"
+fi
+# The predictions file is what a GPU team hands to an evaluation team: check it before going on.
+stage validate mmbatch light "" validate "$out/predictions.parquet"
+stage extract mmbatch light "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
+    "${judge_args[@]}"
+stage score mmbatch light "" score --input "$out/extracted.parquet" --output "$out/metrics.json"
+
+printf '\npipeline: metrics in %s/metrics.json\n' "$out"
+if ((rows_failed)); then
+    echo "pipeline: some rows failed; rerun the same command to retry only them" >&2
+    exit 3
+fi

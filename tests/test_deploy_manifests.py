@@ -1,0 +1,137 @@
+"""The Kubernetes and Slurm examples call the real CLI with real options, and wire the shard variables right.
+
+Every mmbatch invocation they contain is parsed by ``mmbatch.cli.build_parser()`` with the environment the pod or
+task would have, so a renamed or misspelt option, a bad choice or a missing required option fails here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+from mmbatch.cli import build_parser
+from mmbatch.infer.outputs import shard_output_path
+from mmbatch.shards import Shard, shard_from_environment
+from tests.support.deploy import SLURM, Call, containers, expand, jobs, kubernetes_documents, run_recorded
+
+SHARD_KEYS = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN")
+
+
+def parse_with_env(argv: list[str], env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> object:
+    """``build_parser().parse_args(argv)`` as mmbatch would see it with ``env`` set; fails the test on a usage error."""
+    for key in [key for key in __import__("os").environ if key.startswith("MMBATCH_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        if key.startswith("MMBATCH_") and isinstance(value, str):
+            monkeypatch.setenv(key, value)
+    stderr = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr):
+            return build_parser().parse_args(argv)
+    except SystemExit:
+        pytest.fail(f"mmbatch rejects {argv}: {stderr.getvalue().strip()}")
+
+
+def literal_env(env: dict[str, object]) -> dict[str, str]:
+    return {key: value for key, value in env.items() if isinstance(value, str)}
+
+
+def test_every_manifest_is_valid_yaml_with_the_expected_kinds() -> None:
+    kinds = sorted(doc["kind"] for doc in kubernetes_documents())
+    assert kinds == ["Job", "Job", "Job", "PersistentVolumeClaim", "PersistentVolumeClaim"]
+    assert set(jobs()) == {"mmbatch-prepare", "mmbatch-infer", "mmbatch-merge-score"}
+
+
+@pytest.mark.parametrize("job_name", ["mmbatch-prepare", "mmbatch-infer", "mmbatch-merge-score"])
+def test_kubernetes_containers_use_real_cli_options(job_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    job = jobs()[job_name]
+    assert job["spec"]["template"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    for container in containers(job):
+        argv = expand(container.args, {"JOB_COMPLETION_INDEX": "0"})
+        args = parse_with_env(argv, literal_env(container.env), monkeypatch)
+        assert args.command == container.args[0]  # type: ignore[attr-defined]
+        wanted_image = "mmbatch:full" if args.command == "infer" else "mmbatch:light"  # type: ignore[attr-defined]
+        assert container.image == wanted_image, f"{container.name} runs {args.command} on {container.image}"
+        for path in (arg for arg in argv if arg.startswith("/")):
+            assert any(path.startswith(mount + "/") for mount in container.mounts), f"{path} is on no volume"
+        assert "--shard" not in argv, "the shard comes from the Indexed Job's environment"
+
+
+def test_indexed_job_wires_the_completion_index_to_the_shard() -> None:
+    job = jobs()["mmbatch-infer"]
+    spec = job["spec"]
+    (container,) = containers(job)
+    assert spec["completionMode"] == "Indexed"
+    assert spec["parallelism"] == spec["completions"]
+    index_source = container.env["JOB_COMPLETION_INDEX"]["fieldRef"]["fieldPath"]  # type: ignore[index]
+    assert index_source == "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+    n = spec["completions"]
+    assert container.env["MMBATCH_NUM_SHARDS"] == str(n)
+    outputs = set()
+    for k in range(n):
+        env = {"JOB_COMPLETION_INDEX": str(k), "MMBATCH_NUM_SHARDS": container.env["MMBATCH_NUM_SHARDS"]}
+        assert shard_from_environment(env) == Shard(k, n)
+        argv = expand(container.args, env)
+        outputs.add(str(shard_output_path(Path(argv[argv.index("--output") + 1]), Shard(k, n))))
+    assert len(outputs) == n, "each shard must write its own file"
+    merge = containers(jobs()["mmbatch-merge-score"])[0]
+    assert merge.args[0] == "merge"
+    merged_inputs = [arg for arg in merge.args[1:] if not arg.startswith("--")]
+    merged_inputs.remove(merge.args[merge.args.index("--output") + 1])
+    assert set(merged_inputs) == outputs, "merge must take exactly the shard outputs"
+
+
+def test_kubernetes_files_chain_from_stage_to_stage(monkeypatch: pytest.MonkeyPatch) -> None:
+    chain = [*containers(jobs()["mmbatch-prepare"]), *containers(jobs()["mmbatch-merge-score"])]
+    parsed = {c.name: parse_with_env(expand(c.args, {}), literal_env(c.env), monkeypatch) for c in chain}
+    infer = parse_with_env(expand(containers(jobs()["mmbatch-infer"])[0].args, {}), {}, monkeypatch)
+    assert infer.input == parsed["prepare"].output  # type: ignore[attr-defined]
+    assert parsed["extract"].input == parsed["merge"].output  # type: ignore[attr-defined]
+    assert parsed["score"].input == parsed["extract"].output  # type: ignore[attr-defined]
+
+
+def mmbatch_calls(calls: list[Call]) -> list[list[str]]:
+    return [call.argv for call in calls if call.tool == "mmbatch-recorder"]
+
+
+def test_slurm_array_task_reads_its_shard_from_the_environment(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    script = SLURM / "infer-array.sbatch"
+    directives = [line for line in script.read_text().splitlines() if line.startswith("#SBATCH")]
+    assert "#SBATCH --array=0-3" in directives and "#SBATCH --gres=gpu:1" in directives
+    outputs = set()
+    for k in range(4):
+        slurm_env = {"SLURM_ARRAY_TASK_ID": str(k), "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0",
+                     "RUN_DIR": "/scratch/run"}
+        calls = run_recorded(script, slurm_env, tmp_path / f"task{k}.log")
+        (argv,) = mmbatch_calls(calls)
+        args = parse_with_env(argv, calls[0].env, monkeypatch)
+        assert args.command == "infer" and "--shard" not in argv  # type: ignore[attr-defined]
+        assert shard_from_environment({key: calls[0].env[key] for key in SHARD_KEYS if key in calls[0].env}) \
+            == Shard(k, 4)
+        assert calls[0].env["HF_HUB_OFFLINE"] == "1"
+        outputs.add(str(shard_output_path(args.output, Shard(k, 4))))  # type: ignore[attr-defined]
+    assert len(outputs) == 4
+
+    merge_calls = mmbatch_calls(run_recorded(SLURM / "merge-score.sbatch", {"NUM_SHARDS": "4",
+                                                                            "RUN_DIR": "/scratch/run"},
+                                             tmp_path / "merge.log"))
+    assert [argv[0] for argv in merge_calls] == ["merge", "extract", "score"]
+    parsed = [parse_with_env(argv, {}, monkeypatch) for argv in merge_calls]
+    assert {str(path) for path in parsed[0].inputs} == outputs  # type: ignore[attr-defined]
+    assert parsed[1].input == parsed[0].output and parsed[2].input == parsed[1].output  # type: ignore[attr-defined]
+    assert parsed[1].no_judge is True  # type: ignore[attr-defined]
+
+
+def test_slurm_submit_chains_prepare_array_and_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = run_recorded(SLURM / "submit.sh", {"RUN_DIR": str(tmp_path / "run")}, tmp_path / "submit.log",
+                         "MMBench_DEV_EN.tsv", "8", job_id="777")
+    (prepare,) = mmbatch_calls(calls)
+    assert parse_with_env(prepare, {}, monkeypatch).command == "prepare"  # type: ignore[attr-defined]
+    array, merge = [call.argv for call in calls if call.tool == "sbatch"]
+    assert "--array=0-7" in array and array[-1].endswith("infer-array.sbatch")
+    assert "--dependency=afterok:777" in merge and "--export=ALL,NUM_SHARDS=8" in merge
+    assert merge[-1].endswith("merge-score.sbatch")
