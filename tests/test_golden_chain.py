@@ -1,0 +1,70 @@
+"""Golden end-to-end chains through the real CLI: import -> extract (rules only) -> score, on the real files.
+
+Each chain must give the numbers the official tools publish (../shared/data/README.md).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import run_cli
+
+LAVIN_SUBTASKS = {
+    "existence": 185.00, "count": 88.33, "position": 63.33, "color": 75.00, "posters": 79.59, "celebrity": 47.35,
+    "scene": 136.75, "landmark": 93.50, "artwork": 87.25, "OCR": 107.50, "commonsense_reasoning": 87.14,
+    "numerical_calculation": 65.00, "text_translation": 47.50, "code_reasoning": 50.00,
+}
+
+
+def chain(tmp_path: Path, import_args: list[str], *extract_args: str) -> dict[tuple[str, str, str], float]:
+    """Run import, extract --no-judge and score in subprocesses; return {(level, group, metric): value}."""
+    predictions, extracted, metrics = (tmp_path / n for n in ("pred.parquet", "ext.parquet", "metrics.json"))
+    for args in (
+        ["import", *import_args, "--output", str(predictions)],
+        ["extract", "--input", str(predictions), "--output", str(extracted), "--no-judge", *extract_args],
+        ["score", "--input", str(extracted), "--output", str(metrics)],
+    ):
+        done = run_cli(*args)
+        assert done.returncode == 0, f"{args[0]} failed: {done.stderr}"
+    rows = json.loads(metrics.read_text(encoding="utf-8"))
+    return {(r["level"], r["group"], r["metric"]): r["value"] for r in rows}
+
+
+def test_lavin_mme_official_scores(shared_data: Path, tmp_path: Path) -> None:
+    values = chain(tmp_path, ["--format", "mme-eval-tool", "--input", str(shared_data / "mme" / "LaVIN")],
+                   "--yes-no-rule", "official")
+    assert round(values[("total", "perception", "score")], 4) == 963.6114
+    assert round(values[("total", "cognition", "score")], 4) == 249.6429
+    for subtask, score in LAVIN_SUBTASKS.items():
+        assert round(values[("subtask", subtask, "score")], 2) == score, subtask
+
+
+def test_llava15_13b_mme_official_scores(shared_data: Path, tmp_path: Path) -> None:
+    folder = shared_data / "llava15_13b" / "mme" / "mme_results_txt"
+    values = chain(tmp_path, ["--format", "mme-eval-tool", "--input", str(folder)])
+    assert round(values[("total", "perception", "score")], 4) == 1531.3187
+    assert round(values[("total", "cognition", "score")], 4) == 295.3571
+
+
+def test_llava15_13b_mme_from_raw_answers(shared_data: Path, tmp_path: Path) -> None:
+    """The same numbers from LLaVA's raw answers joined with the MME question folder (no tool files needed)."""
+    mme = shared_data / "llava15_13b" / "mme"
+    values = chain(tmp_path, ["--format", "llava-jsonl", "--input", str(mme / "llava-v1.5-13b_answers.jsonl"),
+                              "--questions", str(shared_data / "mme" / "questions_template")])
+    assert round(values[("total", "perception", "score")], 4) == 1531.3187
+    assert round(values[("total", "cognition", "score")], 4) == 295.3571
+
+
+def test_gpt4v_seedbench1_all_lines(shared_data: Path, tmp_path: Path) -> None:
+    results = shared_data / "seed" / "seedbench1_GPT-4V_results.jsonl"
+    values = chain(tmp_path, ["--format", "seed-results", "--input", str(results)])
+    assert round(values[("overall", "Overall", "acc")], 2) == 67.28
+    assert round(values[("data_type", "image", "acc")], 2) == 69.07
+    assert round(values[("data_type", "video", "acc")], 2) == 60.50
+
+
+def test_llava15_13b_mmbench_circular(shared_data: Path, tmp_path: Path) -> None:
+    upload = shared_data / "llava15_13b" / "mmbench" / "mmbench_dev_20230712_llava-v1.5-13b_upload.xlsx"
+    values = chain(tmp_path, ["--format", "vlmevalkit", "--input", str(upload)])
+    assert round(values[("overall", "Overall", "circular_acc")], 2) == 67.69
