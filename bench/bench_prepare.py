@@ -1,0 +1,131 @@
+"""Benchmark: ``mmbatch prepare`` against a plain ``polars.read_csv`` of the same MMBench-style TSV.
+
+Builds a 4,000-row TSV with ~100 KB base64 images (~400 MB) in a temporary folder, then times, in fresh
+subprocesses, interleaved and repeated: the raw read, and ``mmbatch prepare`` to TSV and to Parquet. Peak memory is
+the child's maximum RSS (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process that runs one child).
+Goal (issue 2): prepare within 2x the raw read time, peak RSS under 2x the file size.
+
+Usage: ``python bench/bench_prepare.py [--rows 4000] [--image-kb 100] [--repeats 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import io
+import json
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+_MEASURE = r"""
+import json, resource, subprocess, sys, time
+start = time.perf_counter()
+status = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+seconds = time.perf_counter() - start
+rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"status": status, "seconds": seconds, "peak_rss_mb": rss_kb / 1024}))
+"""
+
+_RAW_READ = "import polars, sys; polars.read_csv(sys.argv[1], separator='\\t', infer_schema=False)"
+
+
+def noisy_jpeg(rng: random.Random, target_bytes: int) -> bytes:
+    """A JPEG of random noise of about ``target_bytes`` (noise does not compress, so size tracks pixels)."""
+    from PIL import Image
+
+    side = 64
+    while True:
+        pixels = rng.randbytes(side * side * 3)
+        buffer = io.BytesIO()
+        Image.frombytes("RGB", (side, side), pixels).save(buffer, "JPEG", quality=90)
+        if buffer.tell() >= target_bytes:
+            return buffer.getvalue()
+        side = int(side * 1.25)
+
+
+def distinct_copy(jpeg: bytes, rng: random.Random) -> bytes:
+    """``jpeg`` with 256 bytes of its entropy-coded data replaced, so that every row's payload differs.
+
+    Real MMBench rows all have different images; identical payloads would let Parquet's dictionary encoding
+    shrink the file and flatter the figures. 0xFF bytes are avoided so that no JPEG marker is created.
+    """
+    start = jpeg.index(b"\xff\xda") + 64  # inside the scan, after the SOS header
+    offset = rng.randrange(start, len(jpeg) - 300)
+    patch = bytes(min(b, 0xFE) for b in rng.randbytes(256))
+    return jpeg[:offset] + patch + jpeg[offset + 256:]
+
+
+def build_tsv(path: Path, rows: int, image_kb: int) -> None:
+    """Write an MMBench-style TSV: 4 options, hints, categories, one distinct ~``image_kb`` KB payload per row."""
+    rng = random.Random(0)
+    pool = [noisy_jpeg(rng, image_kb * 1024 * 3 // 4) for _ in range(8)]
+    header = ["index", "question", "hint", "A", "B", "C", "D", "answer", "category", "l2-category", "split", "image"]
+    with path.open("w", encoding="utf-8") as handle:
+        handle.write("\t".join(header) + "\n")
+        for i in range(rows):
+            hint = f"Hint number {i}" if i % 3 else ""
+            image = base64.b64encode(distinct_copy(pool[i % len(pool)], rng)).decode()
+            cells = [str(i), f"Which shape is shown in picture {i}?", hint, "circle", "square", "triangle", "star",
+                     "ABCD"[i % 4], f"category_{i % 20}", f"l2_{i % 6}", "dev", image]
+            handle.write("\t".join(cells) + "\n")
+
+
+def measure(command: list[str]) -> dict[str, float]:
+    """Run ``command`` in a fresh wrapper process; its wall time and peak RSS."""
+    result = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True,
+                            cwd=REPO_ROOT)
+    figures = json.loads(result.stdout)
+    if figures["status"] != 0:
+        raise SystemExit(f"command failed ({figures['status']}): {' '.join(command)}")
+    return figures
+
+
+def main() -> int:
+    """Build the file, run the interleaved measurements, print medians and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=4000)
+    parser.add_argument("--image-kb", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench_prepare_") as tmp:
+        folder = Path(tmp)
+        source = folder / "mmbench_bench.tsv"
+        build_tsv(source, args.rows, args.image_kb)
+        size_mb = source.stat().st_size / 2**20
+        commands = {
+            "polars.read_csv": [sys.executable, "-c", _RAW_READ, str(source)],
+            "prepare -> tsv": [sys.executable, "-m", "mmbatch", "prepare", "--benchmark", "mmbench", "--input",
+                               str(source), "--output", str(folder / "out.tsv")],
+            "prepare -> parquet": [sys.executable, "-m", "mmbatch", "prepare", "--benchmark", "mmbench", "--input",
+                                   str(source), "--output", str(folder / "out.parquet")],
+        }
+        runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
+        for _ in range(args.repeats):
+            for name, command in commands.items():  # interleaved: the CPU speed drifts
+                runs[name].append(measure(command))
+        print(f"machine: {platform.processor() or platform.machine()}, {_cpu_count()} cores, python "
+              f"{platform.python_version()}; file: {args.rows} rows, {size_mb:.0f} MB; {args.repeats} repeats")
+        raw = statistics.median(r["seconds"] for r in runs["polars.read_csv"])
+        for name, figures in runs.items():
+            seconds = statistics.median(r["seconds"] for r in figures)
+            rss = statistics.median(r["peak_rss_mb"] for r in figures)
+            print(f"{name:20s} median {seconds:6.2f} s ({seconds / raw:4.2f}x raw read)  "
+                  f"peak RSS {rss:6.0f} MB ({rss / size_mb:4.2f}x file size)")
+    return 0
+
+
+def _cpu_count() -> int:
+    import os
+
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
