@@ -59,9 +59,8 @@ def test_missing_model_directory_is_bad_input(tmp_path):
         create_backend(BackendOptions(model=str(tmp_path / "no-such-model")))
 
 
-def test_uncached_hub_id_offline_is_bad_input(monkeypatch, tmp_path):
+def test_uncached_hub_id_offline_is_bad_input(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("HF_HOME", str(tmp_path))
     with pytest.raises(BadInputError, match=r"llava-hf/llava-1\.5-7b-hf"):
         create_backend(BackendOptions(model="llava-hf/llava-1.5-7b-hf"))
 
