@@ -150,12 +150,13 @@ def copy_example(tmp_path: Path) -> Path:
     return root
 
 
-def test_one_subtask_folder_and_crlf_lines(tmp_path: Path) -> None:
+def test_one_subtask_folder_crlf_and_trailing_blanks(tmp_path: Path) -> None:
     root = copy_example(tmp_path)
     text = root / "count" / "count_01.txt"
-    text.write_bytes(text.read_bytes().replace(b"\n", b"\r\n"))
+    text.write_bytes(text.read_bytes().replace(b"Yes\n", b"Yes \t\r\n").replace(b"No\n", b"no\r\n\r\n"))
     frame = READER.read(root / "count", ReadOptions())
     assert frame.height == 6 and frame["category"].unique().to_list() == ["count"]
+    assert frame["answer"].to_list()[:2] == ["Yes", "No"]
     assert not frame["question"].str.ends_with("\r").any()
 
 

@@ -11,8 +11,8 @@ Eval tool templates (``eval_tool/Your_Results/``): one ``<subtask>.txt`` per sub
 ``image_name<TAB>question<TAB>ground_truth`` (a fourth ``<TAB>prediction`` field, if present, is ignored here).
 They hold no images: those are looked up in the release folder given as ``--media-root``.
 
-Question texts are kept byte for byte (7 colour questions have a double space before "Please answer yes or no.");
-only the line ending is removed.
+Question texts are kept byte for byte (7 questions have a double space before "Please answer yes or no.");
+only trailing whitespace (after the answer) is removed.
 """
 
 from __future__ import annotations
@@ -168,15 +168,19 @@ def _images_by_stem(folder: Path) -> dict[str, Path]:
 
 
 def _lines(text_file: Path) -> list[tuple[int, list[str]]]:
-    """The non-blank lines of a question file, split on tabs, line endings removed (nothing else)."""
+    """The non-blank lines of a question file, split on tabs.
+
+    Only trailing whitespace is removed: it can only belong to the last field (the answer, or an ignored
+    prediction), never to the question.
+    """
     try:
         text = text_file.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise BadInputError(f"the file is not UTF-8 ({exc.reason} at byte {exc.start})", path=text_file) from exc
     lines = []
     for line_no, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if line.strip():
+        line = line.rstrip()
+        if line:
             lines.append((line_no, line.split("\t", 3)))
     return lines
 
@@ -187,7 +191,7 @@ def _field_count(text_file: Path) -> int:
         with text_file.open(encoding="utf-8-sig", errors="replace") as handle:
             for line in handle:
                 if line.strip():
-                    return len(line.rstrip("\r\n").split("\t"))
+                    return len(line.rstrip().split("\t"))
     except OSError:
         return 0
     return 0
