@@ -71,6 +71,17 @@ def test_example_folder_through_the_cli(cli, tmp_path: Path) -> None:
         Image.open(io.BytesIO(decode_base64_image(images[0]))).verify()
 
 
+def test_example_tsv_and_parquet_outputs_hold_the_same_rows(cli, tmp_path: Path) -> None:
+    outputs = [tmp_path / "mme.tsv", tmp_path / "mme.parquet"]
+    for output in outputs:
+        result = cli("prepare", "--benchmark", "mme", "--input", str(EXAMPLES / "mme"), "--output", str(output))
+        assert result.returncode == 0, result.stderr
+    from_tsv, from_parquet = (read_table(output).frame for output in outputs)
+    assert from_tsv.equals(from_parquet)
+    assert from_tsv.select(READER.read(EXAMPLES / "mme", ReadOptions()).columns).equals(
+        READER.read(EXAMPLES / "mme", ReadOptions()))
+
+
 def test_example_folder_keeps_the_double_space_and_reads_both_layouts() -> None:
     frame = READER.read(EXAMPLES / "mme", ReadOptions())
     doubled = frame.filter(pl.col("question").str.contains("  Please answer yes or no."))
@@ -245,7 +256,8 @@ def test_vlmevalkit_table_limit_inlines_a_reference_to_a_dropped_row(tmp_path: P
     ("image", "999", "points at no row holding an image"),
     ("image", base64.b64encode(b"not an image at all, just some bytes" * 3).decode(), "not a readable image"),
     ("index", "1", "duplicate index"),
-], ids=["answer", "dangling-reference", "corrupt-image", "duplicate-index"])
+    ("category", "", "empty category"),
+], ids=["answer", "dangling-reference", "corrupt-image", "duplicate-index", "category"])
 def test_bad_vlmevalkit_table_is_refused(cli, tmp_path: Path, column: str, value: str, message: str) -> None:
     source = vlmevalkit_table(tmp_path, with_image_path=False)
     frame = read_table(source).frame

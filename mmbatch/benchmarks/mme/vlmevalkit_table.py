@@ -41,6 +41,9 @@ def read_mme_table(path: Path, options: ReadOptions) -> pl.DataFrame:
         raise BadInputError("missing required column (MME rows need 'image' or 'image_path')", path=path,
                             column="image")
     frame = _checked_index(frame, path)
+    if frame["category"].null_count():
+        index = frame.filter(pl.col("category").is_null())["index"][0]
+        raise BadInputError("empty category (the MME subtask)", path=path, index=index, column="category")
     frame = frame.with_columns(
         pl.Series("answer", [_yes_no(a, i, path) for a, i in zip(frame["answer"], frame["index"], strict=True)]),
         pl.col("category").map_elements(canonical_subtask, return_dtype=pl.String),
