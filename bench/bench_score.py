@@ -79,8 +79,11 @@ def synthetic_extracted(rows: int, seed: int = 0) -> pl.DataFrame:
     return frame
 
 
-def run_once(extracted: Path, output: Path, bootstrap: int) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one ``mmbatch score`` subprocess."""
+def run_once(extracted: Path, output: Path, bootstrap: int) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MiB) of one ``mmbatch score`` subprocess.
+
+    CPU seconds are reported because the shared machine's wall time depends on what else runs.
+    """
     command = [sys.executable, "-m", "mmbatch", "score", "--input", str(extracted), "--output", str(output)]
     if bootstrap:
         command += ["--bootstrap", str(bootstrap), "--seed", "0"]
@@ -90,7 +93,7 @@ def run_once(extracted: Path, output: Path, bootstrap: int) -> tuple[float, floa
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"mmbatch score failed: {process.stderr.read().decode() if process.stderr else status}")
-    return wall, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
 
 
 def main() -> None:
@@ -111,18 +114,19 @@ def main() -> None:
         print(f"synthetic extracted file: {args.rows:,} rows, {size:.0f} MiB, built in "
               f"{time.perf_counter() - start:.1f} s")
         settings = {"no bootstrap": 0, f"--bootstrap {args.bootstrap}": args.bootstrap}
-        results: dict[str, list[tuple[float, float]]] = {name: [] for name in settings}
+        results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in settings}
         for repeat in range(args.repeats):
             for name, replicates in settings.items():
-                wall, peak = run_once(extracted, folder / f"metrics-{replicates}.parquet", replicates)
-                results[name].append((wall, peak))
-                print(f"  run {repeat + 1} {name:>16}: {wall:6.2f} s wall, {peak:7.0f} MiB peak RSS")
+                wall, cpu, peak = run_once(extracted, folder / f"metrics-{replicates}.parquet", replicates)
+                results[name].append((wall, cpu, peak))
+                print(f"  run {repeat + 1} {name:>16}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, "
+                      f"{peak:6.0f} MiB peak RSS, load {os.getloadavg()[0]:.1f}")
         for name, runs in results.items():
-            walls, peaks = [w for w, _ in runs], [p for _, p in runs]
-            print(f"median {name:>16}: {statistics.median(walls):6.2f} s wall, "
-                  f"{statistics.median(peaks):7.0f} MiB peak RSS (over {len(runs)} runs)")
-        base = statistics.median(w for w, _ in results["no bootstrap"])
-        boot = statistics.median(w for w, _ in results[f"--bootstrap {args.bootstrap}"])
+            wall, cpu, peak = (statistics.median(run[i] for run in runs) for i in range(3))
+            print(f"median {name:>16}: {wall:6.2f} s wall, {cpu:6.2f} s CPU, {peak:6.0f} MiB peak RSS "
+                  f"(over {len(runs)} runs)")
+        base = statistics.median(run[0] for run in results["no bootstrap"])
+        boot = statistics.median(run[0] for run in results[f"--bootstrap {args.bootstrap}"])
         print(f"bootstrap / no bootstrap wall-time ratio: {boot / base:.2f}")
 
 
