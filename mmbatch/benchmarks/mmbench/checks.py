@@ -23,7 +23,7 @@ def first_row(frame: pl.DataFrame, mask: pl.Series) -> object:
 
 
 def check_columns(frame: pl.DataFrame, source: Path) -> None:
-    """The required columns are present.
+    """The required columns are present and there is at least one row.
 
     Raises:
         BadInputError: naming the first missing column.
@@ -32,6 +32,8 @@ def check_columns(frame: pl.DataFrame, source: Path) -> None:
         if name not in frame.columns:
             raise BadInputError(f"required column '{name}' is missing (columns: {', '.join(frame.columns)})",
                                 path=source, column=name)
+    if frame.height == 0:
+        raise BadInputError("the file has a header but no rows", path=source)
     if "image" not in frame.columns and "image_path" not in frame.columns:
         raise BadInputError("the file needs an 'image' column (base64) or an 'image_path' column",
                             path=source, column="image")
