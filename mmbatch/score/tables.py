@@ -46,7 +46,10 @@ def partition_table(part: pl.DataFrame, key: tuple[object, ...]) -> Table:
 
 
 def format_value(metric: str, value: float | None, low: float | None, high: float | None) -> str:
-    """``67.69`` or ``67.69 [64.97, 70.49]``; counts as integers, MME points with 4 decimals as the tool prints."""
+    """``67.69``, or with an interval ``67.69`` over ``[65.0, 70.5]`` (two lines, so tables stay narrow).
+
+    Counts are integers; MME points get 4 decimals as the official tool's totals are quoted.
+    """
     if value is None or math.isnan(value):
         return "-"
     if metric in COUNT_METRICS:
@@ -54,5 +57,5 @@ def format_value(metric: str, value: float | None, low: float | None, high: floa
     digits = 4 if metric == "score" else 2
     text = f"{value:.{digits}f}"
     if low is not None and high is not None:
-        text += f" [{low:.{digits}f}, {high:.{digits}f}]"
+        text += f"\n[{low:.{digits - 1}f}, {high:.{digits - 1}f}]"
     return text
