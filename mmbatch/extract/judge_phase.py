@@ -35,26 +35,47 @@ GROUP_FAILED_NOTE = "not judged: another row of its circular group is already wr
 Commit = Callable[[list[tuple[int, Outcome]]], None]
 
 
-def judge_open_rows(tasks: Sequence[JudgeTask], decided: dict[int, Outcome], groups: dict[int, object],
-                    answers: dict[int, str | None], options: ExtractOptions, commit: Commit) -> tuple[JudgeStats, int]:
-    """Decide every task, calling ``commit`` with finished rows as they come; returns the stats and skipped rows.
+class JudgeSession:
+    """The judge's resources for one run: cache, client and event loop. Use as a context manager."""
 
-    Raises:
-        BadInputError: no key for the official API, or the judge server is unreachable or misconfigured.
-    """
-    cache = JudgeCache(options.judge_cache or default_cache_path(options.output))
-    runner = EventLoopRunner()
-    client = ChatClient(_client_settings(options))
-    judge = Judge(client, cache, options.judge_model)
-    try:
-        if not all(judge.is_cached(task) for task in tasks):
-            _check_judge_reachable(client, runner, options)
-        skipped = _run_rounds(tasks, decided, groups, answers, options, judge, runner, commit)
-    finally:
-        runner.run(client.aclose())
-        runner.close()
-        cache.close()
-    return judge.stats, skipped
+    def __init__(self, options: ExtractOptions) -> None:
+        self.options = options
+        self.cache = JudgeCache(options.judge_cache or default_cache_path(options.output))
+        self.runner = EventLoopRunner()
+        self.client = ChatClient(_client_settings(options))
+        self.judge = Judge(self.client, self.cache, options.judge_model)
+
+    def __enter__(self) -> JudgeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.runner.run(self.client.aclose())
+        self.runner.close()
+        self.cache.close()
+
+    def ensure_ready(self, tasks: Sequence[JudgeTask]) -> None:
+        """Fail now, before anything is written, if the judge is needed and cannot be reached.
+
+        Raises:
+            BadInputError: no key for the official API, or the server is unreachable or misconfigured.
+        """
+        if all(self.judge.is_cached(task) for task in tasks):
+            return  # everything was asked before: a rerun works even with the server gone
+        settings = self.client.settings
+        if settings.base_url is None and settings.api_key is None:
+            raise BadInputError("the judge needs an API key: set OPENAI_API_KEY or MMBATCH_JUDGE_API_KEY, or point "
+                                "--judge-base-url at your own server, or pass --no-judge for rules only")
+        self.runner.run(self.client.probe(self.options.judge_model))
+
+    def decide(self, tasks: Sequence[JudgeTask], decided: dict[int, Outcome], groups: dict[int, object],
+               answers: dict[int, str | None], commit: Commit) -> int:
+        """Decide every task, calling ``commit`` with finished rows as they come; returns the rows skipped."""
+        return _run_rounds(tasks, decided, groups, answers, self.options, self.judge, self.runner, commit)
+
+    @property
+    def stats(self) -> JudgeStats:
+        """Calls, cache hits and tokens so far."""
+        return self.judge.stats
 
 
 def _client_settings(options: ExtractOptions) -> ClientSettings:
@@ -66,13 +87,6 @@ def _client_settings(options: ExtractOptions) -> ClientSettings:
         max_retries=options.max_retries,
         backoff_s=options.retry_backoff_s,
     )
-
-
-def _check_judge_reachable(client: ChatClient, runner: EventLoopRunner, options: ExtractOptions) -> None:
-    if client.settings.base_url is None and client.settings.api_key is None:
-        raise BadInputError("the judge needs an API key: set OPENAI_API_KEY or MMBATCH_JUDGE_API_KEY, or point "
-                            "--judge-base-url at your own server, or pass --no-judge for rules only")
-    runner.run(client.probe(options.judge_model))
 
 
 def _rounds(tasks: Sequence[JudgeTask], failed_groups: set[object], skip_failed: bool

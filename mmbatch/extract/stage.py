@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import polars as pl
 
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.extract.input_adapter import adapt_predictions
-from mmbatch.extract.judge_phase import judge_open_rows
+from mmbatch.extract.judge_phase import GROUP_FAILED_NOTE, JudgeSession
 from mmbatch.extract.judge_prompts import MCQ_TEMPLATE_CN, MCQ_TEMPLATE_EN, YES_NO_TEMPLATE, template_hash
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import OUTCOME_COLUMNS, JudgeTask, Outcome
@@ -54,37 +55,29 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     table = read_table(options.input)
     frame, input_format = adapt_predictions(table.frame, path=options.input, benchmark=options.benchmark,
                                             model_name=options.model_name)
-    settings = _resume_settings(options)
-    journal = RowJournal(options.output, settings, force=options.force, settings_key=RESUME_KEY)
-    outcomes = _committed_outcomes(journal)
+    decided, tasks, groups, answers = _first_pass(frame, options)
+    stats = None
+    with JudgeSession(options) if tasks else nullcontext() as session:
+        if session is not None:
+            session.ensure_ready(tasks)  # before anything is written: a bad judge leaves no trace
+        journal = RowJournal(options.output, _resume_settings(options), force=options.force,
+                             settings_key=RESUME_KEY)
+        outcomes = _committed_outcomes(journal)
+        new_rows = [(index, outcome) for index, outcome in decided.items() if index not in outcomes]
+        _commit(journal, new_rows)
+        outcomes.update(new_rows)
 
-    decided: dict[int, Outcome] = {}
-    tasks: list[JudgeTask] = []
-    groups: dict[int, object] = {}
-    answers: dict[int, str | None] = {}
-    for row in frame.iter_rows(named=True):
-        index = int(row["index"])
-        groups[index] = group_key(row)
-        answers[index] = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
-        if index in outcomes:
-            continue
-        result = decide_by_rules(row, options, path=options.input)
-        if isinstance(result, JudgeTask):
-            tasks.append(result)
-        else:
-            decided[index] = result
-    _commit(journal, list(decided.items()))
-    outcomes.update(decided)
-
-    stats, skipped = None, 0
-    if tasks:
         def commit(rows: list[tuple[int, Outcome]]) -> None:
             _commit(journal, rows)
             outcomes.update(rows)
 
-        stats, skipped = judge_open_rows(tasks, outcomes, groups, answers, options, commit)
+        if session is not None:
+            session.decide([t for t in tasks if t.index not in outcomes], outcomes, groups, answers,
+                                     commit)
+            stats = session.stats
 
     methods = [outcomes[int(i)].method for i in frame["index"]]
+    skipped = sum(outcomes[int(i)].note == GROUP_FAILED_NOTE for i in frame["index"])
     summary = run_summary(methods, stats, options.judge_model if options.use_judge else None, skipped,
                           time.monotonic() - started)
     output = _with_outcomes(frame, outcomes)
@@ -94,6 +87,25 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     journal.close()
     failed = summary["by_method"]["error"]
     return ExtractResult(summary, EXIT_ROWS_FAILED if failed else EXIT_OK)
+
+
+def _first_pass(frame: pl.DataFrame, options: ExtractOptions
+                ) -> tuple[dict[int, Outcome], list[JudgeTask], dict[int, object], dict[int, str | None]]:
+    """Rules over every row: decided rows, judge tasks, and each row's group and answer."""
+    decided: dict[int, Outcome] = {}
+    tasks: list[JudgeTask] = []
+    groups: dict[int, object] = {}
+    answers: dict[int, str | None] = {}
+    for row in frame.iter_rows(named=True):
+        index = int(row["index"])
+        groups[index] = group_key(row)
+        answers[index] = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
+        result = decide_by_rules(row, options, path=options.input)
+        if isinstance(result, JudgeTask):
+            tasks.append(result)
+        else:
+            decided[index] = result
+    return decided, tasks, groups, answers
 
 
 def _check_options(options: ExtractOptions) -> None:
