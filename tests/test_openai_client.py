@@ -7,10 +7,10 @@ import time
 from email.utils import formatdate
 
 import pytest
+from support.openai_server import GARBAGE, OpenAIServer, ServerScript, hang, status
 
 from mmbatch.errors import BadInputError
 from mmbatch.openai_client import ChatCallError, ChatClient, ClientSettings, EventLoopRunner, parse_retry_after
-from support.openai_server import GARBAGE, OpenAIServer, ServerScript, hang, status
 
 BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}], "temperature": 0}
 
