@@ -155,3 +155,27 @@ def test_bad_inputs_exit_2(metrics_files: list[Path], tmp_path: Path) -> None:
     done = run_cli("report", str(not_metrics), "--output", str(tmp_path / "r.md"))
     assert done.returncode == 2 and "pred.tsv" in done.stderr and "not a metrics table" in done.stderr
     assert not (tmp_path / "r.md").exists()
+
+
+def chromium_binary() -> str | None:
+    import shutil
+
+    return next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="no chromium binary (apt-get install -y chromium)")
+def test_html_renders_in_headless_chromium(metrics_files: list[Path], tmp_path: Path) -> None:
+    import subprocess
+
+    out = tmp_path / "report.html"
+    assert run_cli("report", *map(str, metrics_files), "--output", str(out)).returncode == 0
+    browser = [str(chromium_binary()), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path}/u"]
+    dom = subprocess.run([*browser, "--dump-dom", out.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    parser = Structure()
+    parser.feed(dom.stdout)
+    assert [s["svg"] for s in parser.sections] == [1, 1, 1]
+    shot = tmp_path / "shot.png"
+    subprocess.run([*browser, "--window-size=1200,2400", f"--screenshot={shot}", out.as_uri()],
+                   capture_output=True, timeout=120, check=True)
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000

@@ -26,6 +26,8 @@ SHORT_NAMES = {
 """VLMEvalKit's abbreviations of the MMBench L2 categories (protocols.md §5)."""
 
 FONT = 'font-family="Helvetica, Arial, sans-serif"'
+CHAR_WIDTH = 6.5
+"""Approximate width of one 11-px character, to size margins without measuring text."""
 
 
 def chart_table(board: Board) -> ScoreTable:
@@ -61,13 +63,19 @@ def _label(name: str) -> str:
 def grouped_bars(table: ScoreTable, title: str) -> str:
     """Bars grouped by column (ability), one bar per model, a legend of models and a labelled y axis."""
     models = [model for model, _ in table.rows]
-    bar, gap, left, top, plot_h, bottom = 14, 18, 56, 40, 220, 110
+    bar, gap, top, plot_h = 14, 18, 40, 220
     group_w = max(1, len(models)) * bar + gap
-    width = left + len(table.columns) * group_w + 20
-    legend_h = 18 * len(models)
-    height = top + plot_h + bottom + legend_h
+    labels = [_label(c) for c in table.columns]
+    # Rotated labels reach down and to the left of their group: leave room for the longest one.
+    reach = CHAR_WIDTH * max((len(label) for label in labels), default=0)
+    left = max(56.0, 0.82 * CHAR_WIDTH * len(labels[0]) - group_w / 2 + 12) if labels else 56.0
+    bottom = 24 + 0.57 * reach
+    legend_w = 40 + CHAR_WIDTH * max((len(m) for m in models), default=0)
+    width = max(left + len(table.columns) * group_w + 20, 24 + CHAR_WIDTH * 1.2 * len(title), left + legend_w)
+    height = top + plot_h + bottom + 18 * len(models) + 10
     scale = axis_max(table)
-    parts = [_svg_open(width, height, title), _text(left, 22, title, size=14, weight="bold")]
+    parts = [_svg_open(width, height, title), _text(16, 22, title, size=14, weight="bold")]
+    show_values = len(models) * len(table.columns) <= 24
     for tick in range(0, 5):
         value = scale * tick / 4
         y = top + plot_h - plot_h * tick / 4
@@ -85,13 +93,16 @@ def grouped_bars(table: ScoreTable, title: str) -> str:
             parts.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar - 2}" height="{h:.1f}" '
                          f'fill="{PALETTE[m % len(PALETTE)]}"><title>{escape(model)}, {escape(column)}: '
                          f'{value:.2f}</title></rect>')
+            if show_values:
+                parts.append(_text(x + (bar - 2) / 2, y - 3, f"{value:.1f}", anchor="middle", size=8))
         cx = x0 + len(models) * bar / 2
         label_y = top + plot_h + 14
-        parts.append(_text(cx, label_y, _label(column), anchor="end",
+        parts.append(_text(cx, label_y, labels[g], anchor="end",
                            transform=f"rotate(-35 {cx:.1f} {label_y})"))
     for m, model in enumerate(models):
         y = top + plot_h + bottom + 18 * m
-        parts.append(f'<rect x="{left}" y="{y - 10}" width="12" height="12" fill="{PALETTE[m % len(PALETTE)]}"/>')
+        colour = PALETTE[m % len(PALETTE)]
+        parts.append(f'<rect x="{left:.1f}" y="{y - 10:.1f}" width="12" height="12" fill="{colour}"/>')
         parts.append(_text(left + 18, y, model))
     parts.append("</svg>")
     return "\n".join(parts)
@@ -100,8 +111,10 @@ def grouped_bars(table: ScoreTable, title: str) -> str:
 def heatmap(table: ScoreTable, title: str) -> str:
     """Models (rows) x columns, each cell shaded by its value and labelled with it."""
     cell_w, cell_h, top, header = 56, 26, 40, 150
-    left = 16 + 7 * max((len(model) for model, _ in table.rows), default=5)
-    width = left + cell_w * len(table.columns) + 20
+    left = 16 + CHAR_WIDTH * max((len(model) for model, _ in table.rows), default=5)
+    # Column labels lean right at 55 degrees: the last one reaches past the grid.
+    overhang = 0.57 * CHAR_WIDTH * max((len(_label(c)) for c in table.columns), default=0)
+    width = max(left + cell_w * len(table.columns) + overhang, 24 + CHAR_WIDTH * 1.2 * len(title))
     height = top + header + cell_h * len(table.rows) + 20
     scale = axis_max(table)
     parts = [_svg_open(width, height, title), _text(16, 22, title, size=14, weight="bold")]
@@ -117,7 +130,7 @@ def heatmap(table: ScoreTable, title: str) -> str:
             x = left + c * cell_w
             fill, ink = _shade(cell.value, scale)
             shown = "–" if cell.value is None else f"{cell.value:.1f}"
-            parts.append(f'<rect class="cell" x="{x}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" '
+            parts.append(f'<rect class="cell" x="{x:.1f}" y="{y}" width="{cell_w - 1}" height="{cell_h - 1}" '
                          f'fill="{fill}"><title>{escape(model)}, {escape(table.columns[c])}: {shown}</title></rect>')
             parts.append(_text(x + cell_w / 2, y + cell_h / 2 + 4, shown, anchor="middle", fill=ink))
     parts.append("</svg>")
