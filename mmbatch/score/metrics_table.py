@@ -35,7 +35,7 @@ METRICS_FORMATS = (".json", ".tsv", ".parquet")
 
 def metrics_frame(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
     """Concatenate per-partition estimates into the metrics table, columns in contract order."""
-    frames = [part.select(METRICS_COLUMNS).cast(METRICS_SCHEMA) for part in parts]  # type: ignore[arg-type]
+    frames = [part.select(METRICS_COLUMNS).cast(pl.Schema(METRICS_SCHEMA)) for part in parts]
     return pl.concat(frames) if frames else pl.DataFrame(schema=METRICS_SCHEMA)
 
 
@@ -85,7 +85,7 @@ def read_metrics(path: str | Path) -> Table:
     if missing:
         raise BadInputError(f"not a metrics table: missing column(s) {', '.join(missing)}", path=path,
                             column=missing[0])
-    table.frame = table.frame.cast({k: v for k, v in METRICS_SCHEMA.items()})  # type: ignore[arg-type]
+    table.frame = table.frame.cast(pl.Schema(METRICS_SCHEMA))
     return table
 
 

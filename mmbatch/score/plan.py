@@ -102,7 +102,8 @@ def groups_in_order(types: pl.DataFrame, column: str, order: dict[str, int] | No
     """The distinct non-null values of ``column``, in ``order`` (unknown ones after, alphabetically)."""
     values = [v for v in types[column].unique().to_list() if v is not None]
     rank = order or {}
-    return sorted(values, key=lambda v: (rank.get(v, len(rank)), v))
+    after = max(rank.values(), default=0) + 1
+    return sorted(values, key=lambda v: (rank.get(v, after), v))
 
 
 def accuracy(level: str, group: str, metric: str, hits: str, total: str) -> MetricSpec:

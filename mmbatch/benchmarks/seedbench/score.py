@@ -90,8 +90,10 @@ class SeedScorer:
         types = expand_cells(types, "dimension", "dimension", dimensions, STATS)
         metrics = [accuracy("dimension", d, "acc", "right", "questions") for d in dimensions]
 
-        type_order = {"image": 0, "video": 1}
-        data_types = groups_in_order(types, "data_type", type_order)
+        # image and video first (SEED-1), then SEED-2's kinds in the order of their first dimension.
+        first_dim = types.group_by("data_type").agg(pl.col("dim_id").min()).drop_nulls("data_type")
+        type_order = {kind: (dim if dim is not None else 1 << 30) + 2 for kind, dim in first_dim.iter_rows()}
+        data_types = groups_in_order(types, "data_type", type_order | {"image": 0, "video": 1})
         types = expand_cells(types, "data_type", "data_type", data_types, STATS)
         metrics += [accuracy("data_type", t, "acc", "right", "questions") for t in data_types]
 
