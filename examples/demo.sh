@@ -8,6 +8,36 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # Stages append their steps below, in pipeline order.
 
+# --- infer: every prepared file of the steps above -> predictions, with a tiny random-weight LLaVA (built once into
+# .cache/, offline). Its answers are random text: this shows the pipeline, not a score. For a real model change one
+# flag: --model llava-hf/llava-1.5-7b-hf (or --backend openai --base-url http://localhost:8000/v1 --model NAME).
+say "infer: a tiny random-weight LLaVA answers every prepared file (the first one in 2 shards, then merged)"
+tiny_model=$(python3 examples/tiny_model.py)
+shopt -s nullglob
+prepared_files=("$out"/*prepared*.parquet)
+shopt -u nullglob
+if [[ ${#prepared_files[@]} -eq 0 ]]; then
+    echo "no prepared files in $out: the prepare steps must run before infer" >&2
+    exit 1
+fi
+infer_rc=0
+for position in "${!prepared_files[@]}"; do
+    prepared=${prepared_files[$position]}
+    predictions="$(dirname "$prepared")/$(basename "$prepared" | sed 's/prepared/predictions/')"
+    infer=(python3 -m mmbatch infer --input "$prepared" --output "$predictions" --backend hf --model "$tiny_model"
+           --device cpu --dtype float32 --batch-size 8 --max-new-tokens 8 --num-frames 4)
+    if [[ $position -eq 0 ]]; then
+        # Two shards (as two machines would run them), then merge; status 3 means rows failed, and they are kept.
+        "${infer[@]}" --shard 0/2 || [[ $? -eq 3 ]] || exit 1
+        "${infer[@]}" --shard 1/2 || [[ $? -eq 3 ]] || exit 1
+        python3 -m mmbatch merge --output "$predictions" "${predictions%.parquet}".shard-{0,1}-of-2.parquet
+        rm -rf "$predictions.partial"
+    else
+        "${infer[@]}" || { rc=$?; [[ $rc -eq 3 ]] || exit "$rc"; infer_rc=3; }
+    fi
+done
+[[ $infer_rc -eq 0 ]] || echo "infer: some rows failed (see their 'error' column); a rerun retries only them"
+
 # --- score: every extracted file of the steps above -> metrics table (95 % bootstrap intervals) + per-row hits
 say "score: metrics tables with 95 % bootstrap intervals; per-row hits beside them"
 shopt -s nullglob
@@ -22,3 +52,15 @@ for extracted in "${extracted_files[@]}"; do
     metrics="$(dirname "$extracted")/${name/extracted/metrics}.json"   # mme.extracted.parquet -> mme.metrics.json
     python3 -m mmbatch score --input "$extracted" --output "$metrics" --bootstrap 200 --seed 0
 done
+
+# --- report: every metrics table above side by side -> report.html (charts inline) and report.md (+ SVG charts)
+say "report: a leaderboard per benchmark with its chart (HTML with inline SVG; Markdown with SVG files beside it)"
+shopt -s nullglob
+metrics_files=("$out"/*metrics.json)
+shopt -u nullglob
+if [[ ${#metrics_files[@]} -eq 0 ]]; then
+    echo "no metrics tables in $out: the score step must run before report" >&2
+    exit 1
+fi
+python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.html"
+python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.md"
