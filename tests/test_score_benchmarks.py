@@ -160,3 +160,17 @@ def test_mixed_benchmarks_in_one_file_are_scored_each_by_its_own_rules():
     assert metric(result, "subtask", "count", "acc") == (75.0, 4)  # "yes" == "Yes" only for MME
     only = score_frame(frame, ScoreOptions(benchmark="mme"))
     assert only.metrics["benchmark"].unique().to_list() == ["mme"]
+
+
+def test_a_negative_bootstrap_is_refused():
+    with pytest.raises(BadInputError, match="--bootstrap"):
+        score_frame(mmbench_rows(), ScoreOptions(bootstrap=-1))
+
+
+def test_reading_a_json_file_that_is_not_a_list_of_rows_fails_clearly(tmp_path):
+    from mmbatch.score.metrics_table import read_metrics
+
+    path = tmp_path / "m.json"
+    path.write_text('{"rows": []}')
+    with pytest.raises(BadInputError, match="list of rows"):
+        read_metrics(path)
