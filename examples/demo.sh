@@ -8,6 +8,20 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # Stages append their steps below, in pipeline order.
 
+# --- prepare: every bundled example -> one prepared file per benchmark (NAME.prepared.parquet, inferred below), plus
+# the plain MCQ example with generated circular copies (TSV, not inferred). Regenerate inputs: examples/make_examples.py
+say "prepare: each example benchmark -> prepared rows with rendered prompts"
+prepare() { python3 -m mmbatch prepare "$@"; }
+[[ -f examples/mmbench/mmbench_example.tsv ]] && prepare --benchmark mmbench \
+    --input examples/mmbench/mmbench_example.tsv --output "$out/mmbench.prepared.parquet"
+[[ -f examples/mmbench/mcq_plain_example.tsv ]] && prepare --benchmark mmbench --circular \
+    --input examples/mmbench/mcq_plain_example.tsv --output "$out/mcq_circular.tsv"
+[[ -d examples/mme ]] && prepare --benchmark mme --input examples/mme --output "$out/mme.prepared.parquet"
+[[ -f examples/seed/seed_example.json ]] && prepare --benchmark seedbench --input examples/seed/seed_example.json \
+    --media-root examples/seed/media --output "$out/seedbench.prepared.parquet"
+[[ -f examples/seed/seed2_example.json ]] && prepare --benchmark seedbench2 --input examples/seed/seed2_example.json \
+    --media-root examples/seed/media --output "$out/seedbench2.prepared.parquet"
+
 # --- infer: every prepared file of the steps above -> predictions, with a tiny random-weight LLaVA (built once into
 # .cache/, offline). Its answers are random text: this shows the pipeline, not a score. For a real model change one
 # flag: --model llava-hf/llava-1.5-7b-hf (or --backend openai --base-url http://localhost:8000/v1 --model NAME).
