@@ -1,0 +1,177 @@
+"""``mmbatch run``: prepare, infer, extract and score in one process, into one run folder.
+
+The run's options are the stages' own options, taken from their parsers, so ``run`` accepts exactly what the stage
+commands accept (and each also reads ``MMBATCH_<OPTION>``) without a second list to keep in step. An option that
+several stages share (``--concurrency``, ``--timeout``, ``--max-retries``, ``--seed``, ``--force``,
+``--max-pixels``, ``--media-root``, ``--benchmark``) goes to each of them; one that is not given keeps each stage's own
+default. Every stage then runs through its command's ``run(args)``, in this process, exactly as when it is run alone,
+so a rerun of ``mmbatch run`` resumes ``infer`` and ``extract`` where they stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import hashlib
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
+from mmbatch.options import apply_environment_defaults
+from mmbatch.shards import shard_from_environment
+
+RUN_STAGES = ("prepare", "infer", "extract", "score")
+"""The stages ``run`` chains, in order; each reads the file the previous one wrote."""
+
+STAGE_MODULES = {stage: f"mmbatch.commands.{stage}" for stage in RUN_STAGES}
+
+REDONE_WHEN_INPUT_CHANGES = ("extract",)
+"""Stages whose earlier progress ``run`` discards (``--force``) when this run's previous stage rewrote their input:
+after a rerun of ``infer`` retried failed rows, the old extraction describes predictions that no longer exist, and
+redoing it is cheap (the judge's replies are cached). ``infer`` is never forced that way: a changed prepared file is
+refused, as by ``mmbatch infer`` itself, because its progress is the expensive part."""
+
+NOT_FOR_RUN = {"help", "output", "shard"}
+"""Stage options ``run`` does not offer: it names every file itself and always processes the whole file (shards are
+for ``infer`` alone, joined by ``merge``)."""
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """The files of one run, all in one folder, named after their stage."""
+
+    folder: Path
+    """The run folder (``--output-dir``)."""
+
+    @property
+    def prepared(self) -> Path:
+        """``prepare``'s output, ``infer``'s input."""
+        return self.folder / "prepared.parquet"
+
+    @property
+    def predictions(self) -> Path:
+        """``infer``'s output, ``extract``'s input."""
+        return self.folder / "predictions.parquet"
+
+    @property
+    def extracted(self) -> Path:
+        """``extract``'s output, ``score``'s input."""
+        return self.folder / "extracted.parquet"
+
+    @property
+    def metrics(self) -> Path:
+        """``score``'s metrics table; the per-row hits go beside it (``metrics.hits.parquet``)."""
+        return self.folder / "metrics.json"
+
+    def paths(self, stage: str, benchmark_input: Path) -> tuple[Path, Path]:
+        """(input, output) of ``stage``; ``benchmark_input`` is what ``prepare`` reads."""
+        chain = [benchmark_input, self.prepared, self.predictions, self.extracted, self.metrics]
+        position = RUN_STAGES.index(stage)
+        return chain[position], chain[position + 1]
+
+
+def stage_parsers(*, with_environment: bool) -> dict[str, argparse.ArgumentParser]:
+    """Each stage command's own parser, built by its module's ``register``.
+
+    Args:
+        with_environment: apply the ``MMBATCH_<OPTION>`` defaults, as the stage command itself would.
+    """
+    parsers: dict[str, argparse.ArgumentParser] = {}
+    subparsers = argparse.ArgumentParser(add_help=False).add_subparsers()
+    for stage, module_name in STAGE_MODULES.items():
+        parser = importlib.import_module(module_name).register(subparsers)
+        if with_environment:
+            apply_environment_defaults(parser)
+        parsers[stage] = parser
+    return parsers
+
+
+def add_stage_options(run_parser: argparse.ArgumentParser) -> None:
+    """Give ``run_parser`` every stage option (first stage wins a shared name), none with a default of its own.
+
+    Only ``prepare``'s ``--input`` is kept (the benchmark source); later stages read the previous stage's file.
+    Defaults are suppressed so that :func:`stage_namespace` can tell an option the user gave from one to leave at
+    each stage's own default.
+    """
+    seen = set(run_parser._option_string_actions)
+    for stage, parser in stage_parsers(with_environment=False).items():
+        for action in parser._actions:
+            if action.dest in NOT_FOR_RUN or (action.dest == "input" and stage != "prepare"):
+                continue
+            if not action.option_strings or any(option in seen for option in action.option_strings):
+                continue
+            copied = copy.copy(action)
+            copied.default = argparse.SUPPRESS
+            if copied.help and copied.help is not argparse.SUPPRESS:
+                copied.help = f"({stage}) {copied.help}"
+            run_parser._add_action(copied)
+            seen.update(action.option_strings)
+
+
+def stage_namespace(parser: argparse.ArgumentParser, given: argparse.Namespace, input_path: Path,
+                    output_path: Path) -> argparse.Namespace:
+    """The arguments a stage command gets: its own defaults, then what the user gave ``run``, then the run's files."""
+    values: dict[str, Any] = {}
+    for action in parser._actions:
+        if action.dest == "help":
+            continue
+        default = action.default
+        if isinstance(default, str) and callable(action.type):
+            default = action.type(default)  # as argparse converts a string default (an MMBATCH_* value)
+        values[action.dest] = getattr(given, action.dest, default)
+    values["input"] = input_path
+    values["output"] = output_path
+    return argparse.Namespace(**values)
+
+
+def run_pipeline(given: argparse.Namespace) -> int:
+    """Run every stage in order into ``given.output_dir``.
+
+    Returns:
+        0 when every row of every stage is done; 3 when some stage finished with failed rows (the later stages
+        still run, and count those rows as failed).
+
+    Raises:
+        BadInputError: a stage's bad input or options (exit 2), or a shard set in the environment.
+    """
+    from mmbatch.console import error_console
+
+    shard = shard_from_environment()
+    if not shard.is_whole:
+        raise BadInputError(f"the environment sets shard {shard}, but `mmbatch run` processes the whole file: run "
+                            "`mmbatch infer` per shard, then `mmbatch merge`, `extract` and `score` (docs/scale.md)")
+    files = RunFiles(Path(given.output_dir))
+    parsers = stage_parsers(with_environment=True)
+    status = EXIT_OK
+    rewritten: set[Path] = set()
+    for stage in RUN_STAGES:
+        error_console.print(f"== {stage}", markup=False, highlight=False)
+        input_path, output_path = files.paths(stage, Path(given.input))
+        namespace = stage_namespace(parsers[stage], given, input_path, output_path)
+        if stage in REDONE_WHEN_INPUT_CHANGES and input_path in rewritten:
+            namespace.force = True
+        module = importlib.import_module(STAGE_MODULES[stage])
+        before = file_digest(output_path)
+        stage_status = int(module.run(namespace))
+        if file_digest(output_path) != before:
+            rewritten.add(output_path)
+        if stage_status == EXIT_ROWS_FAILED:
+            status = EXIT_ROWS_FAILED
+        elif stage_status != EXIT_OK:
+            return stage_status
+    error_console.print(f"run: {files.folder}: {files.prepared.name}, {files.predictions.name}, "
+                        f"{files.extracted.name}, {files.metrics.name}", markup=False, highlight=False)
+    return status
+
+
+def file_digest(path: Path) -> str | None:
+    """SHA-256 of a file's bytes, or None when there is no such file."""
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 24):
+            digest.update(chunk)
+    return digest.hexdigest()
