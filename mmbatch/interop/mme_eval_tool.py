@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.benchmarks.mme.subtasks import SUBTASKS, part_of
 from mmbatch.errors import BadInputError
 from mmbatch.interop.rows import (
     PROMPT_FROM_QUESTION,
@@ -24,15 +25,8 @@ from mmbatch.interop.rows import (
 )
 from mmbatch.tableio import atomic_path
 
-MME_SUBTASKS: dict[str, tuple[str, ...]] = {
-    "perception": ("existence", "count", "position", "color", "posters", "celebrity", "scene", "landmark",
-                   "artwork", "OCR"),
-    "cognition": ("commonsense_reasoning", "numerical_calculation", "text_translation", "code_reasoning"),
-}
-"""The official tool's ``eval_type_dict``: its subtasks, in its order, by part."""
-
-SUBTASK_PART: dict[str, str] = {task: part for part, tasks in MME_SUBTASKS.items() for task in tasks}
-"""Subtask -> ``perception`` or ``cognition`` (the ``l2-category`` of MME rows)."""
+SUBTASK_PART: dict[str, str] = {task: str(part_of(task)) for task in SUBTASKS}
+"""Subtask -> ``perception`` or ``cognition`` (the ``l2-category`` of MME rows), in the official tool's order."""
 
 
 def subtask_files(folder: Path) -> list[Path]:
@@ -89,6 +83,8 @@ def import_rows(options: ImportOptions) -> ImportResult:
     ``index`` numbers the lines in the tool's subtask order, ``g_index`` is the index of the first question of the
     same image in the same subtask, ``category`` is the subtask and ``l2-category`` its part.
     """
+    if options.benchmark not in (None, "mme"):
+        raise BadInputError(f"the MME tool's files are MME results; --benchmark {options.benchmark!r} does not apply")
     columns: dict[str, list[object]] = {name: [] for name in
                                         ("index", "g_index", "question", "answer", "category", "l2-category",
                                          "image_name", "prediction")}
@@ -168,7 +164,7 @@ def export_rows(frame: pl.DataFrame, output: Path) -> ExportResult:
         with atomic_path(target) as tmp:
             tmp.write_bytes(text.encode("utf-8"))
         written.append(target)
-    notes = ()
+    notes: tuple[str, ...] = ()
     if broken.any():
         notes = (f"{int(broken.sum())} prediction(s) held line breaks or tabs, replaced by spaces "
                  "(the tool reads one line per question)",)

@@ -77,10 +77,10 @@ def grouped_bars(table: ScoreTable, title: str) -> str:
     parts = [_svg_open(width, height, title), _text(16, 22, title, size=14, weight="bold")]
     show_values = len(models) * len(table.columns) <= 24
     for tick in range(0, 5):
-        value = scale * tick / 4
+        tick_value = scale * tick / 4
         y = top + plot_h - plot_h * tick / 4
         parts.append(f'<line x1="{left}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" stroke="#ddd"/>')
-        parts.append(_text(left - 6, y + 4, f"{value:g}", anchor="end"))
+        parts.append(_text(left - 6, y + 4, f"{tick_value:g}", anchor="end"))
     parts.append(_text(14, top + plot_h / 2, table.unit, anchor="middle"))
     for g, column in enumerate(table.columns):
         x0 = left + g * group_w + gap / 2
