@@ -26,6 +26,8 @@ from mmbatch.errors import BadInputError
 from mmbatch.tableio import atomic_path, read_metadata, read_table
 
 SETTINGS_FILE = "settings.json"
+COMPACT_EVERY = 200
+"""Parts a run writes before it combines them into one."""
 
 
 def partial_dir(output: str | Path) -> Path:
@@ -56,6 +58,7 @@ class RowJournal:
         self.settings = json.loads(json.dumps(settings, default=str))
         self.settings_key = settings_key
         self.finished = tuple(Path(p) for p in finished if Path(p) != self.output)
+        self._own_parts: list[Path] = []
         self._open(force)
 
     def _open(self, force: bool) -> None:
@@ -130,12 +133,28 @@ class RowJournal:
         return set(rows["index"].to_list())
 
     def commit(self, rows: pl.DataFrame) -> None:
-        """Record finished ``rows`` durably (one atomic part file)."""
+        """Record finished ``rows`` durably (one atomic part file).
+
+        Every :data:`COMPACT_EVERY` commits, this run's own parts are rewritten as one part, so a run that commits
+        after every API response does not leave tens of thousands of files to read back. The combined part is
+        written before the small ones are removed: a kill in between leaves duplicates, which :meth:`rows` drops.
+        Parts of other processes (concurrent shards) are never touched.
+        """
         if rows.height == 0:
             return
-        name = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
-        with atomic_path(self.dir / name) as tmp:
+        self._own_parts.append(self._write_part(rows))
+        if len(self._own_parts) >= COMPACT_EVERY:
+            parts, self._own_parts = self._own_parts, []
+            combined = pl.concat([pl.read_parquet(part) for part in parts], how="diagonal_relaxed")
+            self._own_parts.append(self._write_part(combined))
+            for part in parts:
+                part.unlink(missing_ok=True)
+
+    def _write_part(self, rows: pl.DataFrame) -> Path:
+        path = self.dir / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
+        with atomic_path(path) as tmp:
             rows.write_parquet(tmp)
+        return path
 
     def close(self) -> None:
         """Remove the parts once the final output has been written."""
