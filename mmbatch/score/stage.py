@@ -80,7 +80,7 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     parts = []
     for key, rows in _partitions(hits):
         plan = scorers[str(key[0])].plan(rows)
-        warnings += [f"{key[0]} (model {key[1]}, split {key[2]}): {w}" for w in plan.warnings]
+        warnings += [f"{_describe(key)}: {w}" for w in plan.warnings]
         rng = partition_rng(options.seed, key) if options.bootstrap else None
         parts.append(estimate(plan, replicates=options.bootstrap, rng=rng).with_columns(
             pl.lit(value, dtype=pl.String).alias(name) for name, value in zip(PARTITION, key, strict=True)))
@@ -89,6 +89,13 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
         warnings.append(f"{failed} rows failed upstream (an 'error' from infer or extract); they count as wrong")
     hits = hits.drop(UNMATCHED, FAILED)
     return ScoreResult(metrics_frame(parts), hits, tuple(warnings))
+
+
+def _describe(key: tuple[object, ...]) -> str:
+    """``mme (model LaVIN, split dev)``, leaving out what the file does not say."""
+    benchmark, model, split = key
+    details = [f"{name} {value}" for name, value in (("model", model), ("split", split)) if value is not None]
+    return f"{benchmark} ({', '.join(details)})" if details else str(benchmark)
 
 
 def _partitions(frame: pl.DataFrame) -> list[tuple[tuple[object, ...], pl.DataFrame]]:
