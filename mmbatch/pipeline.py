@@ -147,7 +147,7 @@ def run_pipeline(given: argparse.Namespace) -> int:
     status = EXIT_OK
     rewritten: set[Path] = set()
     for stage in RUN_STAGES:
-        error_console.print(f"== {stage}", markup=False, highlight=False)
+        error_console.print(f"== {stage}", markup=False, highlight=False, soft_wrap=True)
         input_path, output_path = files.paths(stage, Path(given.input))
         namespace = stage_namespace(parsers[stage], given, input_path, output_path)
         if stage in REDONE_WHEN_INPUT_CHANGES and input_path in rewritten:
@@ -162,7 +162,7 @@ def run_pipeline(given: argparse.Namespace) -> int:
         elif stage_status != EXIT_OK:
             return stage_status
     error_console.print(f"run: {files.folder}: {files.prepared.name}, {files.predictions.name}, "
-                        f"{files.extracted.name}, {files.metrics.name}", markup=False, highlight=False)
+                        f"{files.extracted.name}, {files.metrics.name}", markup=False, highlight=False, soft_wrap=True)
     return status
 
 

@@ -7,6 +7,7 @@ from exactly the files the Dockerfile copies) instead of running ``docker build`
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -116,6 +117,19 @@ def test_light_has_no_torch_and_full_has_the_infer_stack(dockerfile: tuple[dict[
     infer_deps = pyproject.split("infer = [", 1)[1].split("]", 1)[0]
     assert "torch" not in base_deps, "the base install must stay torch-free for the light image"
     assert all(name in infer_deps for name in ("torch", "transformers", "decord"))
+
+
+def test_light_image_stages_run_without_torch(tmp_path: Path) -> None:
+    """What the light image promises: every stage but `infer --backend hf` works with torch & co. absent."""
+    blocked = ("torch", "transformers", "decord", "av")
+    run_argv = ["run", "--benchmark", "mme", "--input", str(REPO_ROOT / "examples" / "mme"), "--output-dir",
+                str(tmp_path / "run"), "--backend", "echo", "--model", "answer", "--no-judge"]
+    program = (f"import sys\nfor name in {blocked!r}:\n    sys.modules[name] = None  # import fails, as in the image\n"
+               f"from mmbatch.cli import main\nraise SystemExit(main({run_argv!r}))\n")
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("MMBATCH_", "SLURM_", "JOB_"))}
+    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "run" / "metrics.json").is_file()
 
 
 @pytest.mark.parametrize("target", ["light", "full"])
