@@ -106,6 +106,11 @@ def _read_parquet(path: Path) -> Table:
 
 
 def _read_tsv(path: Path) -> pl.DataFrame:
+    with path.open("rb") as handle:
+        try:
+            handle.readline().decode("utf-8")
+        except UnicodeDecodeError:
+            _check_utf8(path)  # polars reads column names lossily, so a bad header must be caught here
     try:
         return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"')
     except pl.exceptions.ComputeError:
