@@ -129,6 +129,9 @@ def test_cli_bad_input_exits_2_without_output(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "color.txt" in done.stderr and "line 1" in done.stderr and "Traceback" not in done.stderr
     assert not out.exists()
+    done = run_cli("import", "--format", "mme-eval-tool", "--input", str(folder), "--output", str(out),
+                   "--questions", str(folder))
+    assert done.returncode == 2 and "--questions applies to llava-jsonl and seed-results" in done.stderr
 
 
 def test_export_one_line_per_question(tmp_path: Path) -> None:

@@ -12,6 +12,9 @@ from typing import Any
 from mmbatch.errors import EXIT_OK
 from mmbatch.interop import IMPORT_FORMATS
 
+USES_QUESTIONS = ("llava-jsonl", "seed-results")
+"""Formats whose answers are joined with ``--questions``."""
+
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``import`` command."""
@@ -41,10 +44,14 @@ def run(args: argparse.Namespace) -> int:
     import importlib
 
     from mmbatch.console import console, error_console
+    from mmbatch.errors import BadInputError
     from mmbatch.interop.rows import ImportOptions
     from mmbatch.tableio import file_format, write_table
 
     file_format(args.output, writing=True)
+    if args.questions and args.format not in USES_QUESTIONS:
+        raise BadInputError(f"--questions applies to {' and '.join(USES_QUESTIONS)}; {args.format} files carry "
+                            "their questions")
     options = ImportOptions(
         input=args.input,
         benchmark=args.benchmark.lower() if args.benchmark else None,
