@@ -69,15 +69,16 @@ class ExportResult:
 def finish_rows(frame: pl.DataFrame, *, model: str, path: Path) -> pl.DataFrame:
     """Fill the predictions-stage columns a foreign file lacks and check the result against the schema.
 
-    Adds ``prompt`` (the question when absent), ``prompt_template`` = ``imported``, ``prompt_hash``, ``mode`` =
-    ``generate``, ``model`` (when the source has none), ``error`` (null), and orders the declared columns first.
+    Adds ``prompt`` (the question where the source has none), ``prompt_template`` = ``imported``,
+    ``prompt_hash``, ``mode`` = ``generate``, ``model`` (when the source has none), ``error`` (null), and orders the
+    declared columns first.
 
     Raises:
         BadInputError: the rows break the predictions schema (duplicate index, answer not an option, ...), naming
             the rows.
     """
-    if "prompt" not in frame.columns:
-        frame = frame.with_columns(pl.col("question").alias("prompt"))
+    prompt = pl.coalesce("prompt", "question") if "prompt" in frame.columns else pl.col("question")
+    frame = frame.with_columns(prompt.alias("prompt"))
     frame = frame.with_columns(
         pl.lit(IMPORTED_TEMPLATE).alias("prompt_template"),
         pl.col("prompt").map_elements(prompt_hash, return_dtype=pl.String).alias("prompt_hash"),
