@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from support.extract_rows import mcq_row, write_predictions
@@ -89,7 +90,7 @@ def test_judged_run_prompts_groups_and_cache(cli, tmp_path: Path) -> None:
         assert frame["judge_raw"].to_list()[1] == "The answer is B."
         assert "circular group" in frame["extract_note"][3] and "circular group" in frame["extract_note"][5]
         assert frame["extract_note"][7] == "the judge matched nothing in 3 tries"
-        assert "judge: 7 calls, 0 cache hits" in result.stderr
+        assert re.search(r"judge: 7 calls in [\d.]+ s, 0 cache hits", result.stderr)
 
         # A rerun into another output: every reply comes from the cache, not even a probe is sent.
         server.reset()
@@ -97,7 +98,7 @@ def test_judged_run_prompts_groups_and_cache(cli, tmp_path: Path) -> None:
         assert again.returncode == 0, again.stderr
         assert server.received == []
         assert read_table(tmp_path / "again.parquet").frame["extracted"].to_list() == frame["extracted"].to_list()
-        assert "judge: 0 calls, 7 cache hits" in again.stderr
+        assert re.search(r"judge: 0 calls in [\d.]+ s, 7 cache hits", again.stderr)
 
 
 def test_unreachable_or_misconfigured_judge_stops_at_start_up(cli, tmp_path: Path) -> None:

@@ -38,6 +38,8 @@ class JudgeStats:
     """Output tokens of the calls made."""
     failed_calls: int = 0
     """Calls that still failed after their retries."""
+    judge_s: float = 0.0
+    """Wall seconds spent judging (all rounds)."""
 
 
 class Judge:

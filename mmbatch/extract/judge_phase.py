@@ -70,7 +70,11 @@ class JudgeSession:
     def decide(self, tasks: Sequence[JudgeTask], decided: dict[int, Outcome], groups: dict[int, object],
                answers: dict[int, str | None], commit: Commit) -> int:
         """Decide every task, calling ``commit`` with finished rows as they come; returns the rows skipped."""
-        return _run_rounds(tasks, decided, groups, answers, self.options, self.judge, self.runner, commit)
+        started = time.monotonic()
+        try:
+            return _run_rounds(tasks, decided, groups, answers, self.options, self.judge, self.runner, commit)
+        finally:
+            self.judge.stats.judge_s += time.monotonic() - started
 
     @property
     def stats(self) -> JudgeStats:

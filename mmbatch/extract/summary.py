@@ -44,6 +44,7 @@ def run_summary(methods: list[str], stats: JudgeStats | None, judge_model: str |
     if stats is not None and judge_model is not None:
         summary["judge"] = {
             **asdict(stats),
+            "judge_s": round(stats.judge_s, 3),
             "estimated_cost_usd": estimated_cost_usd(judge_model, stats.prompt_tokens, stats.completion_tokens),
         }
     return summary
@@ -60,7 +61,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     if judge is not None:
         cost = judge["estimated_cost_usd"]
         cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:.4f}"
-        lines.append(f"  judge: {judge['calls']} calls, {judge['cache_hits']} cache hits, "
+        lines.append(f"  judge: {judge['calls']} calls in {judge['judge_s']:.1f} s, {judge['cache_hits']} cache hits, "
                      f"{judge['prompt_tokens']} + {judge['completion_tokens']} tokens, {cost_text}"
                      + (f", {judge['failed_calls']} failed" if judge["failed_calls"] else ""))
     return lines

@@ -167,6 +167,7 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server_state: OpenAIServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes: Nagle + delayed ACK would add 40 ms
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read stderr of the CLI, not of this
         pass
