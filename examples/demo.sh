@@ -52,6 +52,36 @@ for position in "${!prepared_files[@]}"; do
 done
 [[ $infer_rc -eq 0 ]] || echo "infer: some rows failed (see their 'error' column); a rerun retries only them"
 
+# --- extract: every predictions file -> extracted choices with the official rules only (--no-judge), then the MMBench
+# predictions once more with an LLM judge: a local OpenAI-compatible test server stands in for it here (for the real
+# one: export OPENAI_API_KEY and drop --judge-base-url; --judge-model gpt-3.5-turbo-0125 reproduces the leaderboard).
+say "extract: predictions -> choices (rules only), then the MMBench rows again with a judge on a local test server"
+shopt -s nullglob
+prediction_files=("$out"/*predictions*.parquet)
+shopt -u nullglob
+extract_rc=0
+for predictions in "${prediction_files[@]}"; do
+    [[ $predictions == *.shard-* ]] && continue   # shard parts of a merged file
+    extracted="$(dirname "$predictions")/$(basename "$predictions" | sed 's/predictions/extracted/')"
+    python3 -m mmbatch extract --input "$predictions" --output "$extracted" --no-judge \
+        || { rc=$?; [[ $rc -eq 3 ]] || exit "$rc"; extract_rc=3; }
+done
+[[ $extract_rc -eq 0 ]] || echo "extract: rows that failed in infer stay failed (extract_method 'error')"
+if [[ -f "$out/mmbench.predictions.parquet" ]]; then
+    python3 tests/support/openai_server.py --port 0 --reply judge > "$out/judge-server.port" &
+    judge_pid=$!
+    for _ in $(seq 100); do grep -q PORT "$out/judge-server.port" 2>/dev/null && break; sleep 0.1; done
+    judge_url="http://127.0.0.1:$(awk '/PORT/ {print $2}' "$out/judge-server.port")/v1"
+    python3 -m mmbatch extract --input "$out/mmbench.predictions.parquet" --output "$out/mmbench.judged.tsv" \
+        --judge-base-url "$judge_url" --judge-model gpt-4o-mini --concurrency 8 || [[ $? -eq 3 ]] || {
+        kill "$judge_pid"; exit 1; }
+    # The same again: every judge reply now comes from the cache (0 calls).
+    python3 -m mmbatch extract --input "$out/mmbench.predictions.parquet" --output "$out/mmbench.judged-again.tsv" \
+        --judge-base-url "$judge_url" --judge-model gpt-4o-mini || [[ $? -eq 3 ]] || { kill "$judge_pid"; exit 1; }
+    kill "$judge_pid"
+    rm -f "$out/judge-server.port"
+fi
+
 # --- score: every extracted file of the steps above -> metrics table (95 % bootstrap intervals) + per-row hits
 say "score: metrics tables with 95 % bootstrap intervals; per-row hits beside them"
 shopt -s nullglob
