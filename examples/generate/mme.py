@@ -14,43 +14,14 @@ import shutil
 import sys
 from pathlib import Path
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from drawing import Shape, count_picture, picture, word_picture
 
 SIZE = 128
 ASK = " Please answer yes or no."
-COLOURS = {"red": (220, 30, 30), "green": (30, 160, 60), "blue": (40, 70, 220), "yellow": (240, 200, 20)}
 NUMBERS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}
-
-
-def canvas() -> tuple[Image.Image, ImageDraw.ImageDraw]:
-    """A white square image and its drawing context."""
-    image = Image.new("RGB", (SIZE, SIZE), "white")
-    return image, ImageDraw.Draw(image)
-
-
-def draw_shape(draw: ImageDraw.ImageDraw, shape: str, box: tuple[int, int, int, int], colour: str) -> None:
-    """Draw a filled ``circle``, ``square`` or ``triangle`` inside ``box``."""
-    fill = COLOURS[colour]
-    x0, y0, x1, y1 = box
-    if shape == "circle":
-        draw.ellipse(box, fill=fill)
-    elif shape == "square":
-        draw.rectangle(box, fill=fill)
-    else:
-        draw.polygon([((x0 + x1) // 2, y0), (x1, y1), (x0, y1)], fill=fill)
-
-
-def draw_text(text: str, size: int = 26) -> Image.Image:
-    """An image with ``text`` in black, centred, at most ``size`` points and small enough to fit."""
-    image, draw = canvas()
-    while True:  # shrink until the text fits with a margin
-        font = ImageFont.load_default(size=size)
-        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
-        if right - left <= SIZE - 16 or size <= 8:
-            break
-        size -= 2
-    draw.text(((SIZE - (right - left)) // 2 - left, (SIZE - (bottom - top)) // 2 - top), text, fill="black", font=font)
-    return image
 
 
 def existence() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
@@ -58,21 +29,17 @@ def existence() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
     items = []
     for present, absent, colour in (("circle", "square", "red"), ("square", "triangle", "blue"),
                                     ("triangle", "circle", "green")):
-        image, draw = canvas()
-        draw_shape(draw, present, (34, 34, 94, 94), colour)
+        image = picture([Shape(present, colour, (34, 34, 94, 94))], SIZE)
         items.append((image, [(f"Is there a {present} in this image?{ASK}", "Yes"),
                               (f"Is there a {absent} in this image?{ASK}", "No")]))
     return items
 
 
 def count() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
-    """N circles in a row; the No question asks for N + 1."""
+    """N circles; the No question asks for N + 1."""
     items = []
     for n in (1, 2, 3):
-        image, draw = canvas()
-        for i in range(n):
-            x = 12 + i * 38
-            draw_shape(draw, "circle", (x, 48, x + 28, 76), "blue")
+        image = count_picture(n, "circle", "blue", SIZE)
         noun = "circle" if n == 1 else "circles"
         verb = "Is there" if n == 1 else "Are there"
         items.append((image, [(f"{verb} {NUMBERS[n]} {noun} in the image?{ASK}", "Yes"),
@@ -84,8 +51,7 @@ def color() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
     """One big square of a colour; the first item keeps the real data's double space before the request."""
     items = []
     for i, (colour, other) in enumerate((("red", "green"), ("yellow", "blue"), ("green", "red"))):
-        image, draw = canvas()
-        draw_shape(draw, "square", (24, 24, 104, 104), colour)
+        image = picture([Shape("square", colour, (24, 24, 104, 104))], SIZE)
         gap = "  " if i == 0 else " "
         items.append((image, [(f"Is there a {colour} square in the image?{gap}{ASK.strip()}", "Yes"),
                               (f"Is there a {other} square in the image?{ASK}", "No")]))
@@ -94,14 +60,14 @@ def color() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
 
 def ocr() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
     """A written word; the No question asks for a near miss."""
-    return [(draw_text(word), [(f'Is the word in the image "{word}"?{ASK}', "Yes"),
+    return [(word_picture(word, SIZE), [(f'Is the word in the image "{word}"?{ASK}', "Yes"),
                                (f'Is the word in the image "{miss}"?{ASK}', "No")])
             for word, miss in (("MMBATCH", "MMBACTH"), ("seed", "send"), ("Yes", "Yet"))]
 
 
 def numerical_calculation() -> list[tuple[Image.Image, list[tuple[str, str]]]]:
     """A written sum; the No question offers a wrong result."""
-    return [(draw_text(f"{a} + {b} =", size=24),
+    return [(word_picture(f"{a} + {b} =", SIZE),
              [(f"Is the answer to the arithmetic question in the image {a + b}?{ASK}", "Yes"),
               (f"Is the answer to the arithmetic question in the image {a + b + 2}?{ASK}", "No")])
             for a, b in ((3, 4), (12, 5))]

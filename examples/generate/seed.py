@@ -23,13 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from drawing import COLOURS, Shape, picture, word_picture
 
 SIZE = 96
 VIDEO_SIZE = 64
 FPS = 8
 SQUARE = 12
-COLOURS = {"red": (220, 30, 30), "green": (30, 160, 60), "blue": (40, 70, 220), "yellow": (240, 200, 20)}
+COLOURS_ASKED = ("red", "green", "blue", "yellow")
 SHAPES = ("circle", "square", "triangle")
 CORNERS = {"top left": (8, 8), "top right": (56, 8), "bottom left": (8, 56), "bottom right": (56, 56)}
 WORDS = ("CAT", "SEED", "BUS", "MAP")
@@ -44,38 +47,6 @@ SEED2_TYPES = {
 }
 
 
-def draw_shape(draw: ImageDraw.ImageDraw, shape: str, box: tuple[int, int, int, int], colour: str) -> None:
-    """A filled ``circle``, ``square`` or ``triangle`` inside ``box``."""
-    fill = COLOURS[colour]
-    x0, y0, x1, y1 = box
-    if shape == "circle":
-        draw.ellipse(box, fill=fill)
-    elif shape == "square":
-        draw.rectangle(box, fill=fill)
-    else:
-        draw.polygon([((x0 + x1) // 2, y0), (x1, y1), (x0, y1)], fill=fill)
-
-
-def picture(*shapes: tuple[str, tuple[int, int, int, int], str]) -> Image.Image:
-    """A white image with the given (shape, box, colour) drawn."""
-    image = Image.new("RGB", (SIZE, SIZE), "white")
-    draw = ImageDraw.Draw(image)
-    for shape, box, colour in shapes:
-        draw_shape(draw, shape, box, colour)
-    return image
-
-
-def word_picture(word: str) -> Image.Image:
-    """A white image with ``word`` written in black, centred."""
-    image = Image.new("RGB", (SIZE, SIZE), "white")
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=24)
-    left, top, right, bottom = draw.textbbox((0, 0), word, font=font)
-    draw.text(((SIZE - (right - left)) // 2 - left, (SIZE - (bottom - top)) // 2 - top), word, fill="black",
-              font=font)
-    return image
-
-
 def options(answer: str, distractors: list[str], rng: random.Random) -> tuple[dict[str, str], str]:
     """Four choices in a seeded random order and the letter of ``answer``."""
     texts = [answer, *distractors[:3]]
@@ -87,24 +58,26 @@ def options(answer: str, distractors: list[str], rng: random.Random) -> tuple[di
 def image_questions(media: Path, rng: random.Random) -> list[dict[str, Any]]:
     """20 image questions (4 per dimension) and their images, saved as ``media/seed_img_NN.png``."""
     items: list[tuple[Image.Image, int, str, str, list[str]]] = []
-    for colour, shape in zip(COLOURS, (*SHAPES, "circle"), strict=True):
-        others = [c for c in COLOURS if c != colour]
-        items.append((picture((shape, (24, 24, 72, 72), colour)), 3, f"What colour is the {shape}?", colour, others))
+    for colour, shape in zip(COLOURS_ASKED, (*SHAPES, "circle"), strict=True):
+        others = [c for c in COLOURS_ASKED if c != colour]
+        items.append((picture([Shape(shape, colour, (24, 24, 72, 72))], SIZE), 3, f"What colour is the {shape}?",
+                      colour, others))
     for corner, (x, y) in CORNERS.items():
         others = [c for c in CORNERS if c != corner]
-        items.append((picture(("circle", (x, y, x + 32, y + 32), "red")), 4, "Where is the red circle?",
+        items.append((picture([Shape("circle", "red", (x, y, x + 32, y + 32))], SIZE), 4, "Where is the red circle?",
                       f"in the {corner}", [f"in the {c}" for c in others]))
     for n in (1, 2, 3, 4):
         boxes = [(6 + 22 * i, 38, 24 + 22 * i, 56) for i in range(n)]
         words = ["One", "Two", "Three", "Four", "Five"]
-        items.append((picture(*[("square", b, "blue") for b in boxes]), 5, "How many squares are in the image?",
-                      words[n - 1], [w for w in words if w != words[n - 1]]))
+        squares = picture([Shape("square", "blue", b) for b in boxes], SIZE)
+        items.append((squares, 5, "How many squares are in the image?", words[n - 1],
+                      [w for w in words if w != words[n - 1]]))
     for left, right in (("circle", "square"), ("square", "triangle"), ("triangle", "circle"), ("square", "circle")):
-        image = picture((left, (8, 30, 40, 62), "green"), (right, (56, 30, 88, 62), "yellow"))
+        image = picture([Shape(left, "green", (8, 30, 40, 62)), Shape(right, "yellow", (56, 30, 88, 62))], SIZE)
         items.append((image, 6, f"What is to the left of the yellow {right}?", f"a green {left}",
                       [f"a green {s}" for s in SHAPES if s != left] + [f"a yellow {right}"]))
     for word in WORDS:
-        items.append((word_picture(word), 9, "What word is written in the image?", word,
+        items.append((word_picture(word, SIZE), 9, "What word is written in the image?", word,
                       [w for w in WORDS if w != word]))
     questions = []
     for number, (image, dimension, question, answer, distractors) in enumerate(items):
