@@ -70,15 +70,6 @@ def test_llava15_13b_mme_official_scores(llava_mme_run: tuple[Values, Path]) -> 
     assert round(values[("total", "cognition", "score")], 4) == 295.3571
 
 
-def test_llava15_13b_mme_from_raw_answers(shared_data: Path, tmp_path: Path) -> None:
-    """The same numbers from LLaVA's raw answers joined with the MME question folder (no tool files needed)."""
-    mme = shared_data / "llava15_13b" / "mme"
-    values = chain(tmp_path, ["--format", "llava-jsonl", "--input", str(mme / "llava-v1.5-13b_answers.jsonl"),
-                              "--questions", str(shared_data / "mme" / "questions_template")])
-    assert round(values[("total", "perception", "score")], 4) == 1531.3187
-    assert round(values[("total", "cognition", "score")], 4) == 295.3571
-
-
 def test_gpt4v_seedbench1_all_lines(shared_data: Path, tmp_path: Path) -> None:
     results = shared_data / "seed" / "seedbench1_GPT-4V_results.jsonl"
     values = chain(tmp_path, ["--format", "seed-results", "--input", str(results)])
