@@ -16,6 +16,7 @@ from mmbatch.benchmarks.mme.release_folder import MmeQuestion
 from mmbatch.benchmarks.mme.subtasks import part_of
 from mmbatch.errors import BadInputError
 from mmbatch.media import check_image_bytes, resolve_media
+from mmbatch.progress import progress
 
 BENCHMARK = "mme"
 
@@ -41,14 +42,16 @@ def questions_to_rows(questions: list[MmeQuestion], media_root: Path, *, limit: 
         keep = [i for i in keep if g_indices[i] in kept_groups]
     payloads: list[bytes | None] = []
     references: list[str | None] = []
-    for index in keep:
-        question, g_index = questions[index], g_indices[index]
-        if g_index != index:
-            payloads.append(None)
-            references.append(str(g_index))  # a reference to the row holding this image's payload
-            continue
-        payloads.append(image_bytes(question, media_root, index=index, max_pixels=max_pixels))
-        references.append(None)
+    with progress("reading MME images", total=len(keep), unit="questions") as bar:
+        for index in keep:
+            question, g_index = questions[index], g_indices[index]
+            bar.advance()
+            if g_index != index:
+                payloads.append(None)
+                references.append(str(g_index))  # a reference to the row holding this image's payload
+                continue
+            payloads.append(image_bytes(question, media_root, index=index, max_pixels=max_pixels))
+            references.append(None)
     # polars encodes base64 in native code, several times faster than building the Python strings.
     image = pl.Series("image", payloads, dtype=pl.Binary).bin.encode("base64")
     del payloads  # the raw bytes are not needed any more: lower the peak memory of large folders

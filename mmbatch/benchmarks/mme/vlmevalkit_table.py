@@ -21,6 +21,7 @@ from mmbatch.benchmarks.base import ReadOptions
 from mmbatch.benchmarks.mme.subtasks import canonical_subtask, part_of
 from mmbatch.errors import BadInputError
 from mmbatch.media import check_image_bytes, decode_base64_image, is_reference, resolve_media, split_image_cell
+from mmbatch.progress import progress
 from mmbatch.tableio import read_table
 
 REQUIRED = ("index", "question", "answer", "category")
@@ -138,11 +139,13 @@ def _embed_image_files(frame: pl.DataFrame, media_root: Path, path: Path) -> pl.
 
 def _check_payloads(frame: pl.DataFrame, path: Path, max_pixels: int) -> None:
     """Every image payload decodes to a complete image within the pixel limit."""
-    for index, cell in zip(frame["index"], frame["image"], strict=True):
-        if is_reference(cell):
-            continue
-        for payload in split_image_cell(cell):
-            try:
-                check_image_bytes(decode_base64_image(payload), max_pixels)
-            except ValueError as exc:
-                raise BadInputError(str(exc), path=path, index=index, column="image") from exc
+    with progress("checking MME images", total=frame.height, unit="rows") as bar:
+        for index, cell in zip(frame["index"], frame["image"], strict=True):
+            bar.advance()
+            if is_reference(cell):
+                continue
+            for payload in split_image_cell(cell):
+                try:
+                    check_image_bytes(decode_base64_image(payload), max_pixels)
+                except ValueError as exc:
+                    raise BadInputError(str(exc), path=path, index=index, column="image") from exc
