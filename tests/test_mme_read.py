@@ -270,3 +270,11 @@ def test_bad_vlmevalkit_table_is_refused(cli, tmp_path: Path, column: str, value
     assert result.returncode == 2, result.stderr
     assert message in result.stderr and f"column '{column}'" in result.stderr and "Traceback" not in result.stderr
     assert not output.exists()
+
+
+def test_circular_is_refused_and_no_circular_is_a_no_op(cli, tmp_path: Path) -> None:
+    output = tmp_path / "mme.parquet"
+    result = cli("prepare", "--benchmark", "mme", "--input", str(EXAMPLES / "mme"), "--output", str(output),
+                 "--circular")
+    assert result.returncode == 2 and "--circular" in result.stderr and not output.exists()
+    assert READER.read(EXAMPLES / "mme", ReadOptions(circular=False)).height == 28

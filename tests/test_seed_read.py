@@ -202,3 +202,13 @@ def test_example_copy_with_jpg_and_exact_ids(tmp_path: Path) -> None:
     shutil.copy(SEED / "media" / "seed_img_00.png", tmp_path / "pic.jpg")
     path = write_seed(tmp_path, [image_record(), image_record(data_id="pic.png")])
     assert READER.read(path, ReadOptions())["image_path"].to_list() == ["pic.jpg", "pic.png"]
+
+
+def test_circular_is_refused_and_no_circular_is_a_no_op(cli, tmp_path: Path) -> None:
+    output = tmp_path / "seed.parquet"
+    result = cli("prepare", "--benchmark", "seedbench", "--input", str(SEED / "seed_example.json"),
+                 "--media-root", str(SEED / "media"), "--output", str(output), "--circular")
+    assert result.returncode == 2 and "--circular" in result.stderr and not output.exists()
+    assert READER.read(SEED / "seed_example.json", ReadOptions(circular=False, media_root=SEED / "media")).height == 23
+    with pytest.raises(BadInputError, match="--circular"):
+        get_reader("seedbench2").read(SEED / "seed2_example.json", ReadOptions(circular=True))

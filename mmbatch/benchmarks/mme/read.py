@@ -52,6 +52,9 @@ class MmeReader:
             BadInputError: an unrecognised input, or any bad question or image (file, row index and column named).
         """
         path = Path(path)
+        if options.circular:
+            raise BadInputError("--circular applies to multiple-choice files; MME's yes/no questions already come "
+                                "in pairs (one group per image)", path=path)
         if not path.exists():
             raise BadInputError("no such file or folder", path=path)
         if path.is_file() and path.suffix.lower() in TABLE_SUFFIXES:

@@ -25,6 +25,17 @@ from mmbatch.errors import BadInputError
 from mmbatch.progress import progress
 
 
+def refuse_circular(path: Path, options: ReadOptions) -> None:
+    """SEED questions are scored one by one: ``--circular`` is an error rather than silently ignored.
+
+    Raises:
+        BadInputError: ``--circular`` was given.
+    """
+    if options.circular:
+        raise BadInputError("--circular is not part of the SEED-Bench protocol (each question is its own group)",
+                            path=path)
+
+
 def media_root_of(path: Path, options: ReadOptions) -> Path:
     """``--media-root``, by default the folder of the question JSON.
 
@@ -55,6 +66,7 @@ class SeedBench1Reader:
             BadInputError: a bad record or media file, naming the file, row index and column.
         """
         path = Path(path)
+        refuse_circular(path, options)
         records, names = load_questions(path)
         media = MediaChecker(media_root_of(path, options), path, options.max_pixels)
         records = records[: options.limit] if options.limit is not None else records

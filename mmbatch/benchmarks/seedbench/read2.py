@@ -21,7 +21,7 @@ import polars as pl
 from mmbatch.benchmarks.base import ReadOptions
 from mmbatch.benchmarks.seedbench.media_files import MediaChecker
 from mmbatch.benchmarks.seedbench.questions import SEED2_DIMENSIONS, load_questions
-from mmbatch.benchmarks.seedbench.read import media_root_of
+from mmbatch.benchmarks.seedbench.read import media_root_of, refuse_circular
 from mmbatch.benchmarks.seedbench.records import extra_fields, shared_fields
 from mmbatch.benchmarks.seedbench.rows import rows_to_frame
 from mmbatch.errors import BadInputError
@@ -52,6 +52,7 @@ class SeedBench2Reader:
             BadInputError: a bad record or media file, naming the file, row index and column.
         """
         path = Path(path)
+        refuse_circular(path, options)
         records, names = load_questions(path)
         media = MediaChecker(media_root_of(path, options), path, options.max_pixels)
         records = records[: options.limit] if options.limit is not None else records
