@@ -10,11 +10,11 @@ from mmbatch.score.bootstrap import partition_rng, percentile_interval, resample
 from mmbatch.score.estimate import estimate
 from mmbatch.score.plan import (
     STRATUM,
+    CellLevel,
     ScorePlan,
     accuracy,
     collapse_units,
     count,
-    expand_cells,
     groups_in_order,
     macro_mean,
 )
@@ -24,14 +24,12 @@ def plan_for(units: pl.DataFrame, cells: dict[str, list[str]]) -> ScorePlan:
     """Accuracy per group of column `cat` plus overall, macro mean and an unmatched count."""
     types = collapse_units(units, [STRATUM, "cat", "overall", "right", "questions", "unmatched"])
     stats = ("right", "questions", "unmatched")
-    types = expand_cells(types, "category", "cat", cells["cat"], stats)
-    types = expand_cells(types, "overall", "overall", ["Overall"], stats)
     metrics = [accuracy("category", c, "acc", "right", "questions") for c in cells["cat"]]
     metrics += [accuracy("overall", "Overall", "acc", "right", "questions"),
                 macro_mean("overall", "Overall", "acc_macro", [("category", c) for c in cells["cat"]], "right",
                            "questions"),
                 count("overall", "Overall", "unmatched", "unmatched", "questions")]
-    return ScorePlan(types, tuple(metrics))
+    return ScorePlan(types, (CellLevel("category", "cat"), CellLevel("overall", "overall")), stats, tuple(metrics))
 
 
 def rows(hits: dict[str, list[int]]) -> pl.DataFrame:

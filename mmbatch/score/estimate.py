@@ -1,8 +1,8 @@
 """Evaluate a :class:`~mmbatch.score.plan.ScorePlan`: point values, and bootstrap intervals when asked.
 
-The point value and every replicate go through the same arithmetic: type weights ``W`` (the observed type counts,
-or a replicate's) times the type statistics ``M`` give the sums, and each metric is a weighted sum of ratios of
-those sums. All metrics of all replicates are computed at once with numpy.
+The point value and every replicate go through the same arithmetic: type weights (the observed type counts, or a
+replicate's) give the cell sums (:class:`~mmbatch.score.cell_sums.CellSums`), and each metric is a weighted sum of
+ratios of those sums. Replicates are processed in blocks so memory stays bounded whatever ``--bootstrap`` is.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from mmbatch.score.bootstrap import percentile_interval, resample_type_counts
+from mmbatch.score.cell_sums import CellSums
 from mmbatch.score.plan import STRATUM, UNITS, MetricSpec, ScorePlan
 
 ESTIMATE_SCHEMA: dict[str, pl.DataType] = {
@@ -22,6 +23,8 @@ ESTIMATE_SCHEMA: dict[str, pl.DataType] = {
     "ci_low": pl.Float64(),
     "ci_high": pl.Float64(),
 }
+REPLICATE_BLOCK = 256
+"""Replicates drawn and summed at once: bounds the (block x types) weight arrays."""
 
 
 def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator | None = None) -> pl.DataFrame:
@@ -35,16 +38,16 @@ def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator |
         replicates: number of bootstrap replicates (0: no intervals).
         rng: generator for the replicates (required when ``replicates`` > 0).
     """
-    stat_names = [c for c in plan.types.columns if c not in (UNITS, STRATUM) and "\x1f" in c]
-    column_of = {name: i for i, name in enumerate(stat_names)}
-    stats = plan.types.select(stat_names).to_numpy().astype(np.float64) if stat_names else np.zeros(
-        (plan.types.height, 0))
-    counts = plan.types[UNITS].to_numpy().astype(np.float64)
-    observed = counts @ stats
-    specs = [spec for spec in plan.metrics if _defined(spec, observed, column_of)]
+    names = {name for spec in plan.metrics for term in spec.terms
+             for name in (term.numerator, term.denominator) if name is not None}
+    names |= {spec.n for spec in plan.metrics if isinstance(spec.n, str)}
+    sums = CellSums(plan, names)
+    counts = plan.types[UNITS].cast(pl.Float64).to_numpy()
+    observed = sums(counts[np.newaxis, :])[0]
+    specs = [spec for spec in plan.metrics if _defined(spec, observed, sums.index)]
     if not specs:
         return pl.DataFrame(schema=ESTIMATE_SCHEMA)
-    combine = _Combination(specs, column_of)
+    combine = _Combination(specs, sums.index)
     values = combine(observed[np.newaxis, :])[0]
     low = np.full(len(specs), np.nan)
     high = np.full(len(specs), np.nan)
@@ -52,11 +55,14 @@ def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator |
         if rng is None:
             raise ValueError("a bootstrap needs a random generator")
         strata = plan.types[STRATUM].cast(pl.String).fill_null("").to_numpy()
-        weights = resample_type_counts(counts, strata, replicates, rng)
-        low, high = percentile_interval(combine(weights @ stats))
+        blocks = []
+        for start in range(0, replicates, REPLICATE_BLOCK):
+            size = min(REPLICATE_BLOCK, replicates - start)
+            blocks.append(combine(sums(resample_type_counts(counts, strata, size, rng))))
+        low, high = percentile_interval(np.concatenate(blocks, axis=0))
         with_interval = np.array([spec.interval for spec in specs])
         low[~with_interval], high[~with_interval] = np.nan, np.nan
-    n = [spec.n if isinstance(spec.n, int) else round(float(observed[column_of[spec.n]])) for spec in specs]
+    n = [spec.n if isinstance(spec.n, int) else round(float(observed[sums.index[spec.n]])) for spec in specs]
     return pl.DataFrame(
         {
             "level": [s.level for s in specs],
@@ -72,8 +78,8 @@ def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator |
 
 
 def _defined(spec: MetricSpec, observed: np.ndarray, column_of: dict[str, int]) -> bool:
-    """Whether every column the spec needs exists and every denominator is positive in the observed data."""
-    if not spec.terms:
+    """Whether every sum the spec needs exists and every denominator is positive in the observed data."""
+    if not spec.terms or (isinstance(spec.n, str) and spec.n not in column_of):
         return False
     for term in spec.terms:
         if term.numerator not in column_of:
@@ -89,12 +95,12 @@ class _Combination:
     """Maps sums of shape ``(B, S)`` to metric values of shape ``(B, M)`` for a fixed list of specs."""
 
     def __init__(self, specs: list[MetricSpec], column_of: dict[str, int]) -> None:
-        terms = [(i, term) for i, spec in enumerate(specs) for term in spec.terms]
-        self.numerators = np.array([column_of[t.numerator] for _, t in terms], dtype=np.int64)
+        terms = [term for spec in specs for term in spec.terms]
+        self.numerators = np.array([column_of[t.numerator] for t in terms], dtype=np.int64)
         # A plain sum divides by 1: the index -1 points at a column of ones appended to the sums.
         self.denominators = np.array(
-            [column_of[t.denominator] if t.denominator is not None else -1 for _, t in terms], dtype=np.int64)
-        self.weights = np.array([t.weight for _, t in terms], dtype=np.float64)
+            [column_of[t.denominator] if t.denominator is not None else -1 for t in terms], dtype=np.int64)
+        self.weights = np.array([t.weight for t in terms], dtype=np.float64)
         # Terms are listed spec by spec, so each spec's terms form one run starting here.
         self.starts = np.cumsum([0] + [len(spec.terms) for spec in specs[:-1]])
 

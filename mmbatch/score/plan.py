@@ -7,13 +7,15 @@ units with the same statistics are interchangeable, a scorer collapses its units
 rows even for a million questions) and the estimator works on those, for the point value and every bootstrap
 replicate alike.
 
-A *cell* is one (level, group) of the metrics table, e.g. (``category``, ``image_emotion``). Cell statistics are
-columns of the unit-type frame named by :func:`cell_stat`, zero for types outside the cell.
+A *cell* is one (level, group) of the metrics table, e.g. (``category``, ``image_emotion``): the unit types whose
+cell column (:class:`CellLevel`) holds that group. Metric terms name a statistic of a cell with :func:`cell_stat`;
+the estimator sums it over the cell's types, without ever building a (types x cells) matrix, so files with
+thousands of categories cost no more than the number of types.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -31,9 +33,9 @@ class Ratio:
     """One term of a metric: ``weight * sum(numerator) / sum(denominator)`` over the (resampled) units."""
 
     numerator: str
-    """Cell-statistic column summed for the numerator."""
+    """Cell statistic (a :func:`cell_stat` name) summed for the numerator."""
     denominator: str | None = None
-    """Cell-statistic column summed for the denominator; None for a plain (weighted) sum such as a count."""
+    """Cell statistic summed for the denominator; None for a plain (weighted) sum such as a count."""
     weight: float = PERCENT
     """Factor applied to the ratio: 100 for a percentage, ``100 / K`` for one of K terms of a macro mean."""
 
@@ -51,9 +53,19 @@ class MetricSpec:
     terms: tuple[Ratio, ...]
     """The value is the sum of these terms."""
     n: str | int
-    """Units the value is computed over: a cell-statistic column (its observed sum) or a fixed count."""
+    """Units the value is computed over: a cell statistic (its observed sum) or a fixed count."""
     interval: bool = True
     """Whether a bootstrap interval is meaningful (False for counts such as ``unmatched``)."""
+
+
+@dataclass(frozen=True)
+class CellLevel:
+    """A column of the unit-type frame whose values are the groups of a level."""
+
+    level: str
+    """Level name in the metrics table (``category``, ``total``, ...)."""
+    column: str
+    """Column of the unit-type frame holding each type's group at this level; null: in no group."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +73,11 @@ class ScorePlan:
     """Everything the estimator needs for one (benchmark, model, split) partition."""
 
     types: pl.DataFrame
-    """One row per unit type: :data:`UNITS`, :data:`STRATUM` and the cell-statistic columns."""
+    """One row per unit type: :data:`UNITS`, :data:`STRATUM`, the cell columns and the statistics."""
+    cells: tuple[CellLevel, ...]
+    """The cell columns; two of them may share a level name if their groups differ (SEED-2's L1, L2, L3)."""
+    stats: tuple[str, ...]
+    """The numeric statistic columns of ``types``, per unit."""
     metrics: tuple[MetricSpec, ...]
     """The rows of the metrics table, in display order."""
     warnings: tuple[str, ...] = field(default=())
@@ -69,33 +85,19 @@ class ScorePlan:
 
 
 def cell_stat(level: str, group: str, stat: str) -> str:
-    """Name of the column holding statistic ``stat`` of the cell (``level``, ``group``)."""
+    """Name of statistic ``stat`` of the cell (``level``, ``group``), as metric terms refer to it."""
     return _SEPARATOR.join((level, group, stat))
+
+
+def split_cell_stat(name: str) -> tuple[str, str, str]:
+    """(level, group, stat) of a :func:`cell_stat` name."""
+    level, group, stat = name.split(_SEPARATOR)
+    return level, group, stat
 
 
 def collapse_units(units: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     """Count the units per distinct combination of ``keys`` (stratum, cell columns and statistics)."""
     return units.group_by(list(keys)).agg(pl.len().cast(pl.Int64).alias(UNITS)).sort(list(keys), nulls_last=True)
-
-
-def expand_cells(types: pl.DataFrame, level: str, column: str, groups: Iterable[str],
-                 stats: Sequence[str]) -> pl.DataFrame:
-    """Add, for each group of ``level``, each statistic restricted to the types whose ``column`` equals the group.
-
-    Args:
-        types: the collapsed unit types.
-        level: the level name used in :func:`cell_stat` names.
-        column: the column of ``types`` that holds each type's group at this level (null: in no group).
-        groups: the groups to add, usually the distinct non-null values of ``column``.
-        stats: the statistic columns of ``types`` to restrict.
-    """
-    exprs = [
-        pl.when(pl.col(column) == group).then(pl.col(stat)).otherwise(0).cast(pl.Float64)
-        .alias(cell_stat(level, group, stat))
-        for group in groups
-        for stat in stats
-    ]
-    return types.with_columns(exprs) if exprs else types
 
 
 def groups_in_order(types: pl.DataFrame, column: str, order: dict[str, int] | None = None) -> list[str]:

@@ -14,12 +14,12 @@ import polars as pl
 
 from mmbatch.score.plan import (
     STRATUM,
+    CellLevel,
     MetricSpec,
     ScorePlan,
     accuracy,
     collapse_units,
     count,
-    expand_cells,
     groups_in_order,
 )
 
@@ -68,13 +68,12 @@ class MmbenchScorer:
         types = collapse_units(groups, keys)
         metrics: list[MetricSpec] = []
         for level, column in LEVELS:
-            cells = groups_in_order(types, column)
-            types = expand_cells(types, level, column, cells, STATS)
-            for cell in cells:
-                metrics += [accuracy(level, cell, name, hits, total) for name, hits, total in METRICS]
+            for group in groups_in_order(types, column):
+                metrics += [accuracy(level, group, name, hits, total) for name, hits, total in METRICS]
                 if level == "overall":
-                    metrics += [count(level, cell, name, name, "rows") for name in ("unmatched", "failed")]
-        return ScorePlan(types, tuple(metrics))
+                    metrics += [count(level, group, name, name, "rows") for name in ("unmatched", "failed")]
+        cells = tuple(CellLevel(level, column) for level, column in LEVELS)
+        return ScorePlan(types, cells, STATS, tuple(metrics))
 
 
 def circular_groups(rows: pl.DataFrame) -> pl.DataFrame:

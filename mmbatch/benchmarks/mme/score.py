@@ -17,6 +17,7 @@ from mmbatch.benchmarks.mme.subtasks import COGNITION, PERCEPTION, SUBTASKS, can
 from mmbatch.errors import BadInputError
 from mmbatch.score.plan import (
     STRATUM,
+    CellLevel,
     MetricSpec,
     Ratio,
     ScorePlan,
@@ -24,7 +25,6 @@ from mmbatch.score.plan import (
     cell_stat,
     collapse_units,
     count,
-    expand_cells,
     groups_in_order,
 )
 
@@ -54,12 +54,11 @@ class MmeScorer:
     def plan(self, rows: pl.DataFrame) -> ScorePlan:
         """One unit per image; cells each subtask and each part's total."""
         images = image_units(rows)
-        types = collapse_units(images, [STRATUM, "subtask", "part", *STATS])
+        types = collapse_units(images.with_columns(pl.lit("Overall").alias("overall")),
+                               [STRATUM, "subtask", "part", "overall", *STATS])
         subtasks = groups_in_order(types, "subtask", {name: i for i, name in enumerate(SUBTASKS)})
         parts = groups_in_order(types, "part", {name: i for i, name in enumerate(PARTS)})
-        types = expand_cells(types, "subtask", "subtask", subtasks, STATS)
-        types = expand_cells(types, "total", "part", parts, STATS)
-        bad = _bad_subtasks(types, subtasks)
+        bad = set(types.filter(pl.col("bad_images") > 0)["subtask"].to_list())
         metrics: list[MetricSpec] = []
         for subtask in subtasks:
             metrics.append(accuracy("subtask", subtask, "acc", "right", "questions"))
@@ -76,9 +75,8 @@ class MmeScorer:
                 terms = tuple(term for subtask in members for term in _score_terms(subtask))
                 metrics.append(MetricSpec("total", part, "score", terms, n=len(members)))
         metrics += [count("overall", "Overall", name, name, "questions") for name in ("unmatched", "failed")]
-        types = expand_cells(types.with_columns(pl.lit("Overall").alias("overall")), "overall", "overall",
-                             ["Overall"], STATS)
-        return ScorePlan(types, tuple(metrics), tuple(_bad_image_warnings(images, bad)))
+        cells = (CellLevel("subtask", "subtask"), CellLevel("total", "part"), CellLevel("overall", "overall"))
+        return ScorePlan(types, cells, STATS, tuple(metrics), tuple(_bad_image_warnings(images, bad)))
 
 
 def image_units(rows: pl.DataFrame) -> pl.DataFrame:
@@ -121,11 +119,6 @@ def _score_terms(subtask: str) -> tuple[Ratio, ...]:
     """acc + acc+ of one subtask, as two ratio terms."""
     return (Ratio(cell_stat("subtask", subtask, "right"), cell_stat("subtask", subtask, "questions")),
             Ratio(cell_stat("subtask", subtask, "both_right"), cell_stat("subtask", subtask, "images")))
-
-
-def _bad_subtasks(types: pl.DataFrame, subtasks: list[str]) -> set[str]:
-    """Subtasks with at least one image whose question count is not two."""
-    return {s for s in subtasks if (types[cell_stat("subtask", s, "bad_images")] * types["units"]).sum() > 0}
 
 
 def _bad_image_warnings(images: pl.DataFrame, bad: set[str]) -> list[str]:

@@ -19,12 +19,12 @@ import polars as pl
 
 from mmbatch.score.plan import (
     STRATUM,
+    CellLevel,
     MetricSpec,
     ScorePlan,
     accuracy,
     collapse_units,
     count,
-    expand_cells,
     groups_in_order,
     macro_mean,
 )
@@ -87,27 +87,26 @@ class SeedScorer:
         dim_order = {name: int(dim) if dim is not None else 1 << 30 for name, dim in
                      types.group_by("dimension").agg(pl.col("dim_id").min()).iter_rows()}
         dimensions = groups_in_order(types, "dimension", dim_order)
-        types = expand_cells(types, "dimension", "dimension", dimensions, STATS)
         metrics = [accuracy("dimension", d, "acc", "right", "questions") for d in dimensions]
 
         # image and video first (SEED-1), then SEED-2's kinds in the order of their first dimension.
         first_dim = types.group_by("data_type").agg(pl.col("dim_id").min()).drop_nulls("data_type")
         type_order = {kind: (dim if dim is not None else 1 << 30) + 2 for kind, dim in first_dim.iter_rows()}
         data_types = groups_in_order(types, "data_type", type_order | {"image": 0, "video": 1})
-        types = expand_cells(types, "data_type", "data_type", data_types, STATS)
         metrics += [accuracy("data_type", t, "acc", "right", "questions") for t in data_types]
 
         if self.second:
-            types, grouped = self._grouped_levels(types, dimensions)
-            metrics += grouped
+            metrics += self._grouped_levels(types, dimensions)
 
-        types = expand_cells(types, "overall", "overall", ["Overall"], STATS)
         metrics.append(accuracy("overall", "Overall", "acc", "right", "questions"))
         if dimensions:
             metrics.append(macro_mean("overall", "Overall", "acc_macro",
                                       [("dimension", d) for d in dimensions], "right", "questions"))
         metrics += [count("overall", "Overall", name, name, "questions") for name in ("unmatched", "failed")]
-        return ScorePlan(types, tuple(metrics))
+        cells = (CellLevel("dimension", "dimension"), CellLevel("data_type", "data_type"),
+                 *(CellLevel("level", level) for level, _, _ in SEED2_LEVELS), CellLevel("part", "part"),
+                 CellLevel("overall", "overall"))
+        return ScorePlan(types, cells, STATS, tuple(metrics))
 
     def row_units(self, rows: pl.DataFrame) -> pl.DataFrame:
         """Each row with its dimension (name and number), data type, SEED-2 part and levels, and statistics."""
@@ -129,7 +128,7 @@ class SeedScorer:
         return frame.with_columns(
             pl.coalesce(pl.col("dimension"), pl.col("data_type"), pl.lit("")).alias(STRATUM))
 
-    def _grouped_levels(self, types: pl.DataFrame, dimensions: Sequence[str]) -> tuple[pl.DataFrame, list[MetricSpec]]:
+    def _grouped_levels(self, types: pl.DataFrame, dimensions: Sequence[str]) -> list[MetricSpec]:
         """SEED-2 ``level`` and ``part`` cells: question-weighted ``acc`` and ``acc_macro`` of their dimensions."""
         metrics: list[MetricSpec] = []
         present = set(types["dim_id"].drop_nulls().to_list())
@@ -137,15 +136,12 @@ class SeedScorer:
             # A level is reported only when the file has a dimension that this level adds.
             if not any(first <= dim <= last for dim in present):
                 continue
-            types = expand_cells(types, "level", level, [level], STATS)
             members = _dimensions_where(types, dimensions, pl.col(level) == level)
             metrics += _acc_and_macro("level", level, members)
         part_order = {name: i for i, (name, _) in enumerate(SEED2_PARTS)}
-        parts = groups_in_order(types, "part", part_order)
-        types = expand_cells(types, "part", "part", parts, STATS)
-        for part in parts:
+        for part in groups_in_order(types, "part", part_order):
             metrics += _acc_and_macro("part", part, _dimensions_where(types, dimensions, pl.col("part") == part))
-        return types, metrics
+        return metrics
 
 
 def _acc_and_macro(level: str, group: str, dimensions: Sequence[str]) -> list[MetricSpec]:
