@@ -106,7 +106,8 @@ def _rounds(tasks: Sequence[JudgeTask], failed_groups: set[object], skip_failed:
     for task in sorted(tasks, key=lambda t: t.index):
         queues.setdefault(task.group, deque()).append(task)
     while queues:
-        ask, skip = [], []
+        ask: list[JudgeTask] = []
+        skip: list[JudgeTask] = []
         for group in list(queues):
             queue = queues[group]
             if group in failed_groups:

@@ -7,6 +7,7 @@ reduction. What the rules leave open becomes a :class:`JudgeTask` when the judge
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from mmbatch.benchmarks.mme.yes_no import match_yes_no
@@ -37,9 +38,12 @@ def group_key(row: Mapping[str, Any]) -> object:
     return ("row", row["index"])
 
 
-def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: object = None
-                    ) -> Outcome | JudgeTask:
+def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: Path | None = None,
+                    letter_scoring: bool = False) -> Outcome | JudgeTask:
     """The row's outcome if the rules decide it, else the judge task (or an unmatched row under ``--no-judge``).
+
+    ``letter_scoring``: ``infer`` scored the letters ``A.``, ``B.``.. instead of the option texts, which is what
+    ``mean-char`` must divide by.
 
     Raises:
         BadInputError: a likelihood row whose log-probabilities do not fit its options.
@@ -47,7 +51,7 @@ def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: ob
     if not is_missing(row.get("error")):
         return Outcome(None, "error", note="the row failed in infer", error=str(row["error"]))
     if row.get("choice_logprobs") is not None:
-        return _likelihood(row, options, path)
+        return _likelihood(row, options, path, letter_scoring)
     prediction = "" if is_missing(row.get("prediction")) else str(row["prediction"])
     if row["benchmark"] in YES_NO_BENCHMARKS:
         return _yes_no(row, prediction, options)
@@ -75,11 +79,13 @@ def _yes_no(row: Mapping[str, Any], prediction: str, options: ExtractOptions) ->
     return JudgeTask(int(row["index"]), group_key(row), "yes-no", prompt, _answer(row))
 
 
-def _likelihood(row: Mapping[str, Any], options: ExtractOptions, path: object) -> Outcome:
+def _likelihood(row: Mapping[str, Any], options: ExtractOptions, path: Path | None, letter_scoring: bool
+                ) -> Outcome:
     choices = present_choices(row)
+    texts = [f"{letter}." for letter in choices] if letter_scoring else list(choices.values())
     try:
-        letter = best_option(list(choices), list(row["choice_logprobs"]), row.get("choice_ntokens"),
-                             list(choices.values()), options.likelihood_reduction)
+        letter = best_option(list(choices), list(row["choice_logprobs"]), row.get("choice_ntokens"), texts,
+                             options.likelihood_reduction)
     except ValueError as exc:
         raise BadInputError(str(exc), path=path, index=row["index"], column="choice_logprobs") from None
     return Outcome(letter, "likelihood")

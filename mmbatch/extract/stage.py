@@ -55,7 +55,8 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     table = read_table(options.input)
     frame, input_format = adapt_predictions(table.frame, path=options.input, benchmark=options.benchmark,
                                             model_name=options.model_name)
-    decided, tasks, groups, answers = _first_pass(frame, options)
+    letter_scoring = (table.metadata.get("infer") or {}).get("likelihood_target") == "letter"
+    decided, tasks, groups, answers = _first_pass(frame, options, letter_scoring)
     stats = None
     with JudgeSession(options) if tasks else nullcontext() as session:
         if session is not None:
@@ -81,7 +82,9 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     summary = run_summary(methods, stats, options.judge_model if options.use_judge else None, skipped,
                           time.monotonic() - started)
     output = _with_outcomes(frame, outcomes)
-    metadata = {**table.metadata, "stage": "extracted", "extract": _extract_metadata(options, input_format, summary),
+    settings = {**_extract_metadata(options, input_format, summary),
+                "likelihood_scored": "letters" if letter_scoring else "option texts"}
+    metadata = {**table.metadata, "stage": "extracted", "extract": settings,
                 RESUME_KEY: journal.settings}
     write_table(output, options.output, metadata)
     journal.close()
@@ -89,7 +92,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     return ExtractResult(summary, EXIT_ROWS_FAILED if failed else EXIT_OK)
 
 
-def _first_pass(frame: pl.DataFrame, options: ExtractOptions
+def _first_pass(frame: pl.DataFrame, options: ExtractOptions, letter_scoring: bool
                 ) -> tuple[dict[int, Outcome], list[JudgeTask], dict[int, object], dict[int, str | None]]:
     """Rules over every row: decided rows, judge tasks, and each row's group and answer."""
     decided: dict[int, Outcome] = {}
@@ -100,7 +103,7 @@ def _first_pass(frame: pl.DataFrame, options: ExtractOptions
         index = int(row["index"])
         groups[index] = group_key(row)
         answers[index] = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
-        result = decide_by_rules(row, options, path=options.input)
+        result = decide_by_rules(row, options, path=options.input, letter_scoring=letter_scoring)
         if isinstance(result, JudgeTask):
             tasks.append(result)
         else:
