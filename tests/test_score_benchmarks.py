@@ -174,3 +174,31 @@ def test_reading_a_json_file_that_is_not_a_list_of_rows_fails_clearly(tmp_path):
     path.write_text('{"rows": []}')
     with pytest.raises(BadInputError, match="list of rows"):
         read_metrics(path)
+
+
+def test_mmbench_values_match_a_direct_computation_on_random_groups():
+    """Random groups of 1-4 rows in 50 categories, some circ-0 rows dropped: every cell equals plain arithmetic."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    questions = 3000
+    sizes = rng.integers(1, 5, size=questions)
+    question = np.repeat(np.arange(questions), sizes)
+    copy = np.concatenate([np.arange(n) for n in sizes])
+    rows = pl.DataFrame({
+        "index": question + copy * OFFSET, "g_index": question, "benchmark": "mmbench",
+        "category": (question % 50).astype(str), "l2-category": ((question % 50) % 6).astype(str),
+        "answer": "A", "extracted": np.where(rng.random(question.size) < 0.7, "A", "B"),
+    }).filter(~((pl.col("index") == pl.col("g_index")) & (pl.col("g_index") % 17 == 0)))
+    result = score_frame(rows, ScoreOptions(bootstrap=100))
+    hit = (pl.col("extracted") == pl.col("answer")).cast(pl.Int64)
+    vanilla = rows.group_by("category").agg((100 * hit.mean()).alias("expected"))
+    groups = rows.group_by("g_index").agg(
+        pl.col("category").first(), hit.min().alias("right"), (pl.col("index") == pl.col("g_index")).any().alias("c0"))
+    circular = groups.filter("c0").group_by("category").agg((100 * pl.col("right").mean()).alias("expected"))
+    for name, expected in (("vanilla_acc", vanilla), ("circular_acc", circular)):
+        got = result.metrics.filter((pl.col("level") == "category") & (pl.col("metric") == name))
+        joined = got.join(expected, left_on="group", right_on="category")
+        assert joined.height == 50
+        assert (joined["value"] - joined["expected"]).abs().max() < 1e-9
+        assert (joined["ci_low"] <= joined["value"]).all() and (joined["value"] <= joined["ci_high"]).all()
