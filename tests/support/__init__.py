@@ -1,4 +1,4 @@
-"""Test support code shared by several test modules (tiny offline models, thread settings)."""
+"""Test support code shared by several test modules."""
 
 from __future__ import annotations
 

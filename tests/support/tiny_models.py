@@ -8,91 +8,61 @@ saved with ``save_pretrained`` so the backend loads it through the same ``AutoPr
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
-# Sentences the tokenizer is trained on: enough English for the prompts and options of the tests to merge into
-# multi-character tokens, so that tokenisation boundaries are exercised for real.
-TRAINING_TEXT = [
-    "Question: What is shown in the image? Answer with the option's letter from the given choices directly.",
-    "Hint: Look at the picture carefully. Options: A. a red square B. a blue circle C. a green tree D. a cat",
-    "The dog is running in the park. A man is riding a bicycle down the street.",
-    "How many apples are on the table? There are three apples and two oranges.",
-    "Is there a person in this image? Please answer yes or no. Yes No",
-    "The answer is A. The answer is B. The answer is C. The answer is D.",
-    "USER: ASSISTANT: User: Assistant: system user assistant",
-    "0 1 2 3 4 5 6 7 8 9 10 one two three four five six seven eight nine ten",
-]
+from tests.support.tiny_tokenizer import IDEFICS3_CHAT_TEMPLATE, LLAVA_CHAT_TEMPLATE, train_tokenizer
 
 WEIGHT_SCALE = 0.1
 """Standard deviation of the random weights: larger than the usual 0.02 so that answers and option scores differ
 clearly from row to row, which the equality tests need in order to mean something."""
 
-LLAVA_CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "{% if message['role'] == 'user' %}USER: {% else %}ASSISTANT: {% endif %}"
-    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
-    "{% for part in message['content'] if part['type'] == 'image' %}<image>\n{% endfor %}"
-    "{% for part in message['content'] if part['type'] == 'text' %}{{ part['text'] }}{% endfor %}"
-    "{% endif %}"
-    "{% if message['role'] == 'user' %} {% else %}</s>{% endif %}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}ASSISTANT:{% endif %}"
-)
-"""LLaVA-1.5's conversation format: ``USER: <image>\\n{text} ASSISTANT:``."""
 
-IDEFICS3_CHAT_TEMPLATE = (
-    "<|im_start|>"
-    "{% for message in messages %}"
-    "{{ message['role'] | capitalize }}:"
-    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
-    "{% for part in message['content'] if part['type'] == 'image' %}<image>{% endfor %}"
-    "{% for part in message['content'] if part['type'] == 'text' %}{{ part['text'] }}{% endfor %}"
-    "{% endif %}"
-    "<end_of_utterance>\n"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}Assistant:{% endif %}"
-)
-"""Idefics3's conversation format: ``<|im_start|>User:<image>{text}<end_of_utterance>\\nAssistant:``."""
+@dataclass(frozen=True)
+class LlavaShape:
+    """The size of a random-weight LLaVA (CLIP-like vision tower, Llama-like text model)."""
 
-
-def train_tokenizer(special_tokens: list[str], vocab_size: int = 400):
-    """Train a byte-level BPE tokenizer on :data:`TRAINING_TEXT` and wrap it for ``transformers``.
-
-    Args:
-        special_tokens: Tokens kept whole (begin/end of sequence, padding, image placeholders...).
-        vocab_size: Target vocabulary size, special tokens included.
-
-    Returns:
-        A ``PreTrainedTokenizerFast`` with ``<s>``, ``</s>`` and ``<pad>`` as bos, eos and pad tokens.
-    """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=["<pad>", "<s>", "</s>", *special_tokens],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    core.train_from_iterator(TRAINING_TEXT, trainer=trainer)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=core, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
-        additional_special_tokens=special_tokens, padding_side="left",
-    )
+    image_size: int = 28
+    """Side of the square image the vision tower sees, in pixels."""
+    patch_size: int = 14
+    """Side of a vision patch; (image_size / patch_size)^2 image tokens per image."""
+    vision_hidden: int = 32
+    """Vision tower width."""
+    vision_layers: int = 2
+    """Vision tower depth (features come from the second-to-last layer, as in LLaVA-1.5)."""
+    vision_heads: int = 2
+    """Vision attention heads."""
+    text_hidden: int = 48
+    """Text model width."""
+    text_intermediate: int = 96
+    """Text model MLP width."""
+    text_layers: int = 2
+    """Text model depth."""
+    text_heads: int = 4
+    """Text attention heads."""
+    text_kv_heads: int = 2
+    """Text key/value heads."""
+    vocab_size: int | None = None
+    """Embedding rows; None means exactly the trained tokenizer's size (a larger value costs what a real vocabulary
+    costs in the output layer)."""
+    weight_scale: float = WEIGHT_SCALE
+    """Standard deviation of the random weights."""
 
 
-def build_tiny_llava(directory: Path, *, seed: int = 0) -> Path:
-    """Save a tiny random-weight LLaVA (CLIP vision tower, Llama text model) with its processor.
+TINY_LLAVA = LlavaShape()
+"""The test model: 4 image tokens, 2 + 2 layers, a few hundred thousand parameters."""
+
+
+def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None):
+    """Make a random-weight LLaVA and its processor in memory.
 
     Args:
-        directory: Where to save it (created).
+        shape: Its size.
         seed: Seed of the random weights.
+        dtype: ``torch.dtype`` of the weights (float32 when None).
 
     Returns:
-        ``directory``, loadable with ``AutoProcessor`` and ``AutoModelForImageTextToText``.
+        ``(model, processor)``.
     """
     import torch
     from transformers import (
@@ -105,40 +75,62 @@ def build_tiny_llava(directory: Path, *, seed: int = 0) -> Path:
     )
 
     tokenizer = train_tokenizer(["<image>"])
-    image_size, patch_size = 28, 14
-    image_processor = CLIPImageProcessorPil(
-        size={"shortest_edge": image_size}, crop_size={"height": image_size, "width": image_size},
-    )
+    size = shape.image_size
+    image_processor = CLIPImageProcessorPil(size={"shortest_edge": size}, crop_size={"height": size, "width": size})
     processor = LlavaProcessor(
-        image_processor=image_processor, tokenizer=tokenizer, patch_size=patch_size,
+        image_processor=image_processor, tokenizer=tokenizer, patch_size=shape.patch_size,
         vision_feature_select_strategy="default", num_additional_image_tokens=1,
         chat_template=LLAVA_CHAT_TEMPLATE,
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
-            hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-            image_size=image_size, patch_size=patch_size, projection_dim=32, initializer_range=WEIGHT_SCALE,
+            hidden_size=shape.vision_hidden, intermediate_size=4 * shape.vision_hidden,
+            num_hidden_layers=shape.vision_layers, num_attention_heads=shape.vision_heads, image_size=size,
+            patch_size=shape.patch_size, projection_dim=shape.vision_hidden, initializer_range=shape.weight_scale,
         ),
         text_config=LlamaConfig(
-            vocab_size=len(tokenizer), hidden_size=48, intermediate_size=96, num_hidden_layers=2,
-            num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
-            bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-            pad_token_id=tokenizer.pad_token_id, initializer_range=WEIGHT_SCALE,
+            vocab_size=shape.vocab_size or len(tokenizer), hidden_size=shape.text_hidden,
+            intermediate_size=shape.text_intermediate, num_hidden_layers=shape.text_layers,
+            num_attention_heads=shape.text_heads, num_key_value_heads=shape.text_kv_heads,
+            max_position_embeddings=4096, bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+            initializer_range=shape.weight_scale,
         ),
         image_token_index=tokenizer.convert_tokens_to_ids("<image>"),
         vision_feature_select_strategy="default", vision_feature_layer=-2,
     )
     torch.manual_seed(seed)
     model = LlavaForConditionalGeneration(config)
-    _save(model, processor, tokenizer, directory)
+    if dtype is not None:
+        model = model.to(dtype)
+    _set_generation_tokens(model, tokenizer)
+    return model.eval(), processor
+
+
+def build_tiny_llava(directory: Path, *, seed: int = 0) -> Path:
+    """Save the tiny random-weight LLaVA (:data:`TINY_LLAVA`) with its processor.
+
+    Args:
+        directory: Where to save it (created).
+        seed: Seed of the random weights.
+
+    Returns:
+        ``directory``, loadable with ``AutoProcessor`` and ``AutoModelForImageTextToText``.
+    """
+    model, processor = build_llava(TINY_LLAVA, seed=seed)
+    _save(model, processor, directory)
     return directory
 
 
-def _save(model, processor, tokenizer, directory: Path) -> None:
-    """Save model and processor, with generation settings that make greedy decoding stop at ``</s>``."""
+def _set_generation_tokens(model, tokenizer) -> None:
+    """Make greedy decoding stop at ``</s>`` and pad with ``<pad>``."""
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.bos_token_id = tokenizer.bos_token_id
+
+
+def _save(model, processor, directory: Path) -> None:
+    """Save model and processor where ``AutoProcessor`` and ``AutoModelForImageTextToText`` find them."""
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory)
     processor.save_pretrained(directory)
@@ -199,7 +191,8 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
     )
     torch.manual_seed(seed)
     model = Idefics3ForConditionalGeneration(config)
-    _save(model, processor, tokenizer, directory)
+    _set_generation_tokens(model, tokenizer)
+    _save(model, processor, directory)
     return directory
 
 
