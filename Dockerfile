@@ -42,7 +42,7 @@ ENV PYTHONUNBUFFERED=1 \
     PATH=/opt/mmbatch/bin:$PATH
 COPY --from=uv /uv /usr/local/bin/uv
 COPY --from=wheel /wheels /tmp/wheels
-RUN uv venv /opt/mmbatch \
+RUN uv venv --python /usr/local/bin/python3 /opt/mmbatch \
     && uv pip install --no-cache -r /tmp/wheels/light.txt \
     && rm -rf /tmp/wheels /usr/local/bin/uv \
     && useradd --create-home --uid 1000 --shell /usr/sbin/nologin mmbatch \
