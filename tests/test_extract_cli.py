@@ -76,6 +76,7 @@ def test_rules_only_run_keeps_every_column_and_marks_unmatched(cli, tmp_path: Pa
     meta = json.loads(metadata_sidecar(out).read_text())
     assert meta["infer"] == {"model": "test-model"}  # the input's metadata is carried
     assert meta["extract"]["input_format"] == "mmbatch"
+    assert cli("validate", str(out)).returncode == 0
 
 
 def test_mme_official_rule_needs_no_judge(cli, tmp_path: Path) -> None:
