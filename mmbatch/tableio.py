@@ -253,15 +253,35 @@ def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] 
     return path
 
 
+PAYLOAD_COLUMNS = ("image",)
+"""Columns of base64 payloads: stored without compression or dictionary (see :func:`_write_parquet`)."""
+
+ROW_GROUP_BYTES = 64 << 20
+"""Target in-memory size of one Parquet row group; only one group at a time is converted to Arrow."""
+
+
 def _write_parquet(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> None:
+    """Write row group by row group, so that peak memory is the frame plus one group, not two copies of the frame.
+
+    Base64 payloads are dense already: zstd saves ~25 % of them at ~5x the write time, and neither a dictionary nor
+    min/max statistics of 100 KB strings pay off, so they are stored plain; every other column keeps zstd.
+    """
     import pyarrow.parquet as pq
 
-    arrow = frame.to_arrow()
-    existing = arrow.schema.metadata or {}
-    arrow = arrow.replace_schema_metadata(
-        {**existing, METADATA_KEY: json.dumps(metadata, ensure_ascii=False, default=str).encode()}
+    names = frame.columns
+    plain = [name for name in names if name in PAYLOAD_COLUMNS]
+    compression = {name: "none" if name in plain else "zstd" for name in names}
+    others = [name for name in names if name not in plain]
+    row_bytes = frame.estimated_size() / max(frame.height, 1)
+    rows_per_group = max(1, min(1 << 20, int(ROW_GROUP_BYTES / max(row_bytes, 1))))
+    schema = frame.head(0).to_arrow().schema
+    schema = schema.with_metadata(
+        {**(schema.metadata or {}), METADATA_KEY: json.dumps(metadata, ensure_ascii=False, default=str).encode()}
     )
-    pq.write_table(arrow, path, compression="zstd")
+    with pq.ParquetWriter(path, schema, compression=compression, use_dictionary=others,
+                          write_statistics=others) as writer:
+        for start in range(0, max(frame.height, 1), rows_per_group):
+            writer.write_table(frame.slice(start, rows_per_group).to_arrow())
 
 
 def tsv_text_frame(frame: pl.DataFrame) -> pl.DataFrame:
