@@ -52,13 +52,7 @@ def read_mme_table(path: Path, options: ReadOptions) -> pl.DataFrame:
     )
     if "image" not in frame.columns:
         frame = _embed_image_files(frame, options.media_root or path.parent, path)
-    identities = _payload_identities(frame, path)
-    if "image_path" in frame.columns:
-        identities = [named or payload for named, payload in zip(frame["image_path"], identities, strict=True)]
-    if "g_index" not in frame.columns:
-        frame = frame.with_columns(pl.Series("image_key", identities, dtype=pl.String))
-        frame = frame.with_columns(pl.col("index").min().over("category", "image_key").alias("g_index"))
-        frame = frame.drop("image_key")
+    frame = _with_image_groups(frame, path)
     if "l2-category" not in frame.columns:
         frame = frame.with_columns(
             pl.col("category").map_elements(part_of, return_dtype=pl.String).alias("l2-category"))
@@ -69,6 +63,22 @@ def read_mme_table(path: Path, options: ReadOptions) -> pl.DataFrame:
         frame = _inline_dropped_references(frame, payloads)
     _check_payloads(frame, path, options.max_pixels)
     return frame
+
+
+def _with_image_groups(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
+    """``frame`` with ``g_index``: the smallest ``index`` among the rows of the same subtask and image.
+
+    The image is named by ``image_path`` where the table has one, else identified by its payload (references
+    resolved); a ``g_index`` column already in the table is kept. References are checked either way.
+    """
+    identities = _payload_identities(frame, path)
+    if "g_index" in frame.columns:
+        return frame
+    if "image_path" in frame.columns:
+        identities = [named or payload for named, payload in zip(frame["image_path"], identities, strict=True)]
+    return (frame.with_columns(pl.Series("image_key", identities, dtype=pl.String))
+            .with_columns(pl.col("index").min().over("category", "image_key").alias("g_index"))
+            .drop("image_key"))
 
 
 def _checked_index(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
