@@ -44,7 +44,7 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     native = {"g_index", "benchmark", "model"} <= set(frame.columns)
     fills: list[pl.Expr] = []
     if "g_index" not in frame.columns:
-        fills.append((pl.col("index") % CIRCULAR_OFFSET).alias("g_index"))
+        fills.append(_group_expression(frame, benchmark).alias("g_index"))
     if "benchmark" not in frame.columns:
         if benchmark is None:
             raise BadInputError("the file has no 'benchmark' column; say which benchmark it is with --benchmark "
@@ -64,3 +64,11 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
         raise BadInputError("empty benchmark; pass --benchmark", path=path, index=empty_benchmark["index"][0],
                             column="benchmark")
     return frame, "mmbatch" if native else "vlmevalkit"
+
+
+def _group_expression(frame: pl.DataFrame, benchmark: str | None) -> pl.Expr:
+    """``g_index`` for a file without one: the MME image (its first question's index), else the circular group."""
+    if (benchmark or "").lower() == "mme" and "image_path" in frame.columns:
+        keys = [name for name in ("category", "image_path") if name in frame.columns]
+        return pl.col("index").min().over(keys)
+    return pl.col("index") % CIRCULAR_OFFSET
