@@ -278,3 +278,28 @@ def test_circular_is_refused_and_no_circular_is_a_no_op(cli, tmp_path: Path) -> 
                  "--circular")
     assert result.returncode == 2 and "--circular" in result.stderr and not output.exists()
     assert READER.read(EXAMPLES / "mme", ReadOptions(circular=False)).height == 28
+
+
+def test_table_with_image_paths_only_embeds_the_files(tmp_path: Path) -> None:
+    shutil.copytree(EXAMPLES / "mme", tmp_path / "media")
+    table = READER.read(EXAMPLES / "mme", ReadOptions()).select(
+        "index", "question", "answer", "category",
+        pl.when(pl.col("category").is_in(["color", "OCR"]))
+        .then(pl.col("category") + "/images/" + pl.col("image_name"))
+        .otherwise(pl.col("category") + "/" + pl.col("image_name")).alias("image_path"))
+    source = tmp_path / "mme_paths.parquet"
+    write_table(table, source)
+    frame = READER.read(source, ReadOptions(media_root=tmp_path / "media"))
+    assert frame["g_index"].to_list() == [i - i % 2 for i in range(28)]
+    assert decode_base64_image(frame["image"][0]) == (EXAMPLES / "mme" / "existence" / "existence_01.png").read_bytes()
+    (tmp_path / "media" / "count" / "count_01.png").unlink()
+    with pytest.raises(BadInputError) as error:
+        READER.read(source, ReadOptions(media_root=tmp_path / "media"))
+    assert error.value.index == 6 and error.value.column == "image_path" and "not found" in str(error.value)
+
+
+def test_table_g_index_column_wins(tmp_path: Path) -> None:
+    source = vlmevalkit_table(tmp_path, with_image_path=True)
+    frame = read_table(source).frame.with_columns(pl.lit(7, dtype=pl.Int64).alias("g_index"))
+    write_table(frame, source)
+    assert READER.read(source, ReadOptions())["g_index"].unique().to_list() == [7]
