@@ -16,11 +16,13 @@
 # Secrets are never written here: OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY / HF_TOKEN pass from your environment.
 # Exit status: 0, or 3 when some rows failed (they are in the files with an `error`; rerun to retry only them).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+# Paths are relative to the folder you run this from; with Docker that folder is what gets mounted at /data, so
+# the input and the output folder must lie inside it.
+here=$(dirname "$0")
 
 out=${1:-out/pipeline}
 BENCHMARK=${BENCHMARK:-mme}
-INPUT=${INPUT:-examples/mme}
+INPUT=${INPUT:-$here/mme}
 BACKEND=${BACKEND:-echo}
 MODEL=${MODEL:-answer}
 NUM_SHARDS=${NUM_SHARDS:-1}

@@ -41,8 +41,9 @@ def run_pipeline(out: str, env: dict[str, str], tmp_path: Path) -> subprocess.Co
     full_env = {**inherited, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
                 "MMBATCH": f"{sys.executable} -m mmbatch", "HF_HOME": str(tmp_path / "hf"),
                 "FAKE_DOCKER_LOG": str(tmp_path / "docker.log"), "OPENAI_API_KEY": SECRET, "COLUMNS": "200", **env}
-    return subprocess.run(["bash", str(PIPELINE), out], capture_output=True, text=True, env=full_env,
-                          cwd=tmp_path, timeout=600)
+    # Run from the repository root, as a user would: paths are relative to it and it is what Docker mounts.
+    return subprocess.run(["bash", str(PIPELINE.relative_to(REPO_ROOT)), out], capture_output=True, text=True,
+                          env=full_env, cwd=REPO_ROOT, timeout=600)
 
 
 def metric_values(path: Path) -> dict[tuple[str, str, str], float]:
