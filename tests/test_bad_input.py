@@ -127,6 +127,13 @@ def test_file_that_is_not_utf8(tmp_path: Path) -> None:
     assert "not UTF-8" in message and "line 3" in message
 
 
+def test_header_that_is_not_utf8(tmp_path: Path) -> None:
+    source = write_tsv(tmp_path / "in.tsv", mcq_rows())
+    source.write_bytes(source.read_bytes().replace(b"category", "cat\u00e9gorie".encode("latin-1"), 1))
+    message = prepare_fails(tmp_path, source)
+    assert "not UTF-8" in message and "line 1" in message
+
+
 def test_image_over_the_pixel_limit(tmp_path: Path) -> None:
     # A real 2000x1500 PNG (3 Mpx, a few KB): refused under a 1 Mpx limit, as a decompression bomb would be.
     rows = mcq_rows()
