@@ -58,7 +58,7 @@ class RowJournal:
         self.settings = json.loads(json.dumps(settings, default=str))
         self.settings_key = settings_key
         self.finished = tuple(Path(p) for p in finished if Path(p) != self.output)
-        self._own_parts: list[Path] = []
+        self._own_parts: list[tuple[Path, pl.DataFrame]] = []
         self._open(force)
 
     def _open(self, force: bool) -> None:
@@ -142,13 +142,13 @@ class RowJournal:
         """
         if rows.height == 0:
             return
-        self._own_parts.append(self._write_part(rows))
+        self._own_parts.append((self._write_part(rows), rows))
         if len(self._own_parts) >= COMPACT_EVERY:
             parts, self._own_parts = self._own_parts, []
-            combined = pl.concat([pl.read_parquet(part) for part in parts], how="diagonal_relaxed")
-            self._own_parts.append(self._write_part(combined))
-            for part in parts:
-                part.unlink(missing_ok=True)
+            combined = pl.concat([frame for _, frame in parts], how="diagonal_relaxed")
+            self._own_parts.append((self._write_part(combined), combined))
+            for path, _ in parts:
+                path.unlink(missing_ok=True)
 
     def _write_part(self, rows: pl.DataFrame) -> Path:
         path = self.dir / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"

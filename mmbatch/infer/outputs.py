@@ -44,11 +44,12 @@ def carried_columns(input_columns: Sequence[str]) -> list[str]:
     return [name for name in input_columns if name not in DROPPED_COLUMNS and name not in PREDICTION_NAMES]
 
 
-def results_frame(results: Sequence[Result], model: str) -> pl.DataFrame:
+def results_frame(results: Sequence[Result], model: str, *, with_index: bool = True) -> pl.DataFrame:
     """The prediction columns (and ``index``) for ``results``, typed as declared even when all null."""
+    schema = PREDICTION_SCHEMA if with_index else {k: v for k, v in PREDICTION_SCHEMA.items() if k != "index"}
     records: list[dict[str, Any]] = [
         {
-            "index": r.index,
+            **({"index": r.index} if with_index else {}),
             "prediction": r.prediction,
             "choice_logprobs": r.choice_logprobs,
             "choice_ntokens": r.choice_ntokens,
@@ -59,13 +60,19 @@ def results_frame(results: Sequence[Result], model: str) -> pl.DataFrame:
         }
         for r in results
     ]
-    return pl.DataFrame(records, schema=PREDICTION_SCHEMA)
+    return pl.DataFrame(records, schema=schema)
 
 
-def output_rows(inputs: pl.DataFrame, results: Sequence[Result], model: str) -> pl.DataFrame:
-    """Input rows (already without the dropped columns) joined with their results, in ``results`` order."""
-    predictions = results_frame(results, model)
-    return predictions.select("index").join(inputs, on="index", how="left").join(predictions, on="index")
+def output_rows(inputs: pl.DataFrame, positions: dict[int, int], results: Sequence[Result],
+                model: str) -> pl.DataFrame:
+    """Input rows (already without the dropped columns) beside their results, in ``results`` order.
+
+    ``positions`` maps each ``index`` to its row in ``inputs``; gathering by position instead of joining keeps a
+    commit cheap when a backend yields one result at a time.
+    """
+    predictions = results_frame(results, model, with_index=False)
+    carried = inputs[[positions[result.index] for result in results]]
+    return pl.concat([carried, predictions], how="horizontal")
 
 
 def finished_frame(rows: pl.DataFrame, input_columns: Sequence[str]) -> pl.DataFrame:

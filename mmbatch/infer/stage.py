@@ -117,12 +117,13 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
     builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
     plan = plan_chunks(todo, chunk_rows(options.batch_size, options.concurrency))
+    positions = {index: row for row, index in enumerate(carried["index"].to_list())}
     tokens = 0
     with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
 
         def commit(results: list[Result]) -> None:
             nonlocal tokens
-            journal.commit(output_rows(carried, results, options.model))
+            journal.commit(output_rows(carried, positions, results, options.model))
             new_tokens = sum(r.output_tokens or 0 for r in results)
             tokens += new_tokens
             bar.advance(len(results), tokens=new_tokens)
