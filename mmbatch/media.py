@@ -80,10 +80,17 @@ def check_image_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> tupl
 
 
 def load_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image:
-    """Decode image bytes into an RGB PIL image (after the same checks as :func:`check_image_bytes`)."""
+    """Decode image bytes into an RGB PIL image (after the same checks as :func:`check_image_bytes`).
+
+    Raises:
+        ValueError: corrupt, truncated (caught only here: ``verify`` does not decode JPEG data) or oversized image.
+    """
     check_image_bytes(data, max_pixels)
-    with Image.open(io.BytesIO(data)) as image:
-        return image.convert("RGB")
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            return image.convert("RGB")
+    except OSError as exc:
+        raise ValueError(f"not a readable image ({type(exc).__name__}: {exc})") from exc
 
 
 def media_paths(cell: str) -> list[str]:
