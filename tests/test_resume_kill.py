@@ -123,3 +123,36 @@ def test_killed_shards_resume_under_another_shard_count(tmp_path: Path) -> None:
     merged = run_cli("merge", "--output", str(tmp_path / "merged.parquet"), *map(str, shards))
     assert merged.returncode == 0, merged.stderr
     assert_same_predictions(tmp_path / "merged.parquet", reference)
+
+
+def test_kill_9_with_the_openai_backend_recomputes_only_requests_in_flight(tmp_path: Path) -> None:
+    from tests.support.openai_server import OpenAIServer, ServerScript
+
+    prepared = write_prepared(tmp_path / "prep.parquet", prepared_frame(20, copies=2))
+    script = ServerScript(reply=lambda prompt, body: "answer to " + prompt.splitlines()[0], delay_s=0.1)
+    with OpenAIServer(script) as server:
+        args = ["infer", "--input", str(prepared), "--backend", "openai", "--model", "local-model",
+                "--base-url", server.base_url, "--concurrency", "4"]
+        env = {**os.environ, "OPENAI_API_KEY": ""}
+        assert run_cli(*args, "--output", str(tmp_path / "reference.parquet"), env=env).returncode == 0
+        server.reset()
+        output = tmp_path / "preds.parquet"
+        progress = tmp_path / "preds.parquet.partial"
+        with (tmp_path / "killed.log").open("wb") as log:
+            process = subprocess.Popen([sys.executable, "-m", "mmbatch", *args, "--output", str(output)],
+                                       cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
+        deadline = time.monotonic() + 60
+        while len(committed_done(progress)) < 10 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        committed = len(committed_done(progress))
+        sent_before_kill = len(server.chat_requests)
+        assert 10 <= committed < 40
+        assert sent_before_kill - committed <= 4 + 4, "more requests than the concurrency window were lost"
+        server.reset()
+        rerun = run_cli(*args, "--output", str(output), env=env)
+        assert rerun.returncode == 0, rerun.stderr
+        assert f"{committed} already done, {40 - committed} to run" in rerun.stderr
+        assert len(server.chat_requests) == 40 - committed
+    assert_same_predictions(output, tmp_path / "reference.parquet")
