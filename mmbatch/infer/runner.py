@@ -38,13 +38,16 @@ class Chunk:
     """Rows that failed before reaching the model (their ``error`` set)."""
 
 
-def chunk_rows(batch_size: int, concurrency: int) -> int:
-    """Rows per chunk: a few batches and several rounds of concurrent requests, at least :data:`MIN_CHUNK_ROWS`.
+CONCURRENT_BACKENDS = frozenset({"openai"})
+"""Backends that keep ``--concurrency`` requests in flight rather than running ``--batch-size`` batches."""
 
-    Each backend only uses its own setting (``hf`` the batch size, ``openai`` the concurrency), so the larger need
-    decides.
-    """
-    return max(MIN_CHUNK_ROWS, BATCHES_PER_CHUNK * batch_size, ROUNDS_PER_CHUNK * concurrency)
+
+def chunk_rows(backend: str, batch_size: int, concurrency: int) -> int:
+    """Rows per chunk, at least :data:`MIN_CHUNK_ROWS`: several rounds of concurrent requests for a server backend,
+    a few batches for a local model (whose decoded images and video frames, two chunks of them, stay in memory)."""
+    if backend in CONCURRENT_BACKENDS:
+        return max(MIN_CHUNK_ROWS, ROUNDS_PER_CHUNK * concurrency)
+    return max(MIN_CHUNK_ROWS, BATCHES_PER_CHUNK * batch_size)
 
 
 def plan_chunks(todo: pl.DataFrame, size: int) -> list[tuple[str, pl.DataFrame]]:

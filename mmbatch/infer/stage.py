@@ -116,7 +116,7 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
     media_root = options.media_root or default_media_root(options.input, table.metadata)
     builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
-    plan = plan_chunks(todo, chunk_rows(options.batch_size, options.concurrency))
+    plan = plan_chunks(todo, chunk_rows(options.backend, options.batch_size, options.concurrency))
     positions = {index: row for row, index in enumerate(carried["index"].to_list())}
     tokens = 0
     with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
