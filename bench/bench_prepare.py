@@ -1,7 +1,8 @@
 """Benchmark: ``mmbatch prepare`` against a plain ``polars.read_csv`` of the same MMBench-style TSV.
 
 Builds a 4,000-row TSV with ~100 KB base64 images (~400 MB) in a temporary folder, then times, in fresh
-subprocesses, interleaved and repeated: the raw read, and ``mmbatch prepare`` to TSV and to Parquet. Peak memory is
+subprocesses, interleaved and repeated: the raw read, a raw read + write back (the floor for any stage that rewrites
+the file), and ``mmbatch prepare`` to TSV and to Parquet. Peak memory is
 the child's maximum RSS (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process that runs one child).
 Goal (issue 2): prepare within 2x the raw read time, peak RSS under 2x the file size.
 
@@ -34,6 +35,8 @@ print(json.dumps({"status": status, "seconds": seconds, "peak_rss_mb": rss_kb / 
 """
 
 _RAW_READ = "import polars, sys; polars.read_csv(sys.argv[1], separator='\\t', infer_schema=False)"
+_READ_WRITE = ("import polars, sys; frame = polars.read_csv(sys.argv[1], separator='\\t', infer_schema=False); "
+               "frame.write_csv(sys.argv[2], separator='\\t')")
 
 
 def noisy_jpeg(rng: random.Random, target_bytes: int) -> bytes:
@@ -101,6 +104,8 @@ def main() -> int:
         size_mb = source.stat().st_size / 2**20
         commands = {
             "polars.read_csv": [sys.executable, "-c", _RAW_READ, str(source)],
+            # The floor for any tool that reads the file and writes it back: polars alone, no checks, no prompts.
+            "read_csv+write_csv": [sys.executable, "-c", _READ_WRITE, str(source), str(folder / "copy.tsv")],
             "prepare -> tsv": [sys.executable, "-m", "mmbatch", "prepare", "--benchmark", "mmbench", "--input",
                                str(source), "--output", str(folder / "out.tsv")],
             "prepare -> parquet": [sys.executable, "-m", "mmbatch", "prepare", "--benchmark", "mmbench", "--input",
