@@ -11,6 +11,7 @@ included.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,15 @@ class OptionScore:
     """Sum of the log-probabilities of the option's tokens."""
     ntokens: int
     """How many tokens were summed."""
+
+
+def keep_last_logits(model: Any, count: int) -> dict[str, int]:
+    """Ask for the logits of the last ``count`` positions only, when the model can (``logits_to_keep``).
+
+    Projecting every prompt position onto the vocabulary would cost as much as a few transformer layers.
+    """
+    accepts = "logits_to_keep" in inspect.signature(model.forward).parameters
+    return {"logits_to_keep": count} if accepts else {}
 
 
 def score_request(loaded: LoadedModel, request: Request) -> Result:
@@ -83,7 +93,7 @@ def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
 
     inputs = encode(loaded.processor, [context], [images], loaded.device, loaded.dtype)
     with torch.inference_mode():
-        prompt_pass = loaded.model(**inputs, use_cache=True, logits_to_keep=1)
+        prompt_pass = loaded.model(**inputs, use_cache=True, **keep_last_logits(loaded.model, 1))
         first_logprobs = torch.log_softmax(prompt_pass.logits[0, -1].float(), dim=-1)
         if all(len(tokens) == 1 for tokens in options):
             return [OptionScore(first_logprobs[tokens[0]].item(), 1) for tokens in options]
@@ -98,26 +108,30 @@ def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
 def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: list[list[int]]) -> Any:
     """Run all options at once on the repeated prompt cache.
 
+    Each option's last token is not fed in: nothing is predicted from it.
+
     Returns:
         A ``(n_options, longest - 1)`` tensor: the log-probability of option token ``j + 1`` at column ``j`` (zero
         past each option's end).
     """
     import torch
 
-    longest = max(len(tokens) for tokens in options)
+    width = max(len(tokens) for tokens in options) - 1
     pad_id = loaded.processor.tokenizer.pad_token_id
-    ids = torch.full((len(options), longest), pad_id, dtype=torch.long, device=loaded.device)
-    option_mask = torch.zeros((len(options), longest), dtype=prompt_mask.dtype, device=loaded.device)
+    inputs = torch.full((len(options), width), pad_id, dtype=torch.long)
+    targets = torch.full((len(options), width), pad_id, dtype=torch.long)
+    option_mask = torch.zeros((len(options), width), dtype=prompt_mask.dtype)
     for row, tokens in enumerate(options):
-        ids[row, : len(tokens)] = torch.tensor(tokens, device=loaded.device)
-        option_mask[row, : len(tokens)] = 1
+        inputs[row, : len(tokens) - 1] = torch.tensor(tokens[:-1])
+        targets[row, : len(tokens) - 1] = torch.tensor(tokens[1:])
+        option_mask[row, : len(tokens) - 1] = 1
+    inputs, targets, option_mask = (tensor.to(loaded.device) for tensor in (inputs, targets, option_mask))
     cache.batch_repeat_interleave(len(options))
     attention_mask = torch.cat([prompt_mask.expand(len(options), -1), option_mask], dim=1)
-    outputs = loaded.model(input_ids=ids, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
-    logprobs = torch.log_softmax(outputs.logits[:, :-1].float(), dim=-1)
-    targets = ids[:, 1:]
+    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
+    logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
     picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    return picked * option_mask[:, 1:]
+    return picked * option_mask
 
 
 def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images: list[Any]) -> OptionScore:
@@ -131,7 +145,7 @@ def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images:
         # The processor tokenised the text differently from the plain tokenizer (e.g. it appended a token).
         raise ValueError("the processor's tokens do not end with the option's tokens")
     with torch.inference_mode():
-        logits = loaded.model(**inputs, logits_to_keep=count + 1).logits[0, :-1]
+        logits = loaded.model(**inputs, **keep_last_logits(loaded.model, count + 1)).logits[0, -count - 1 : -1]
     logprobs = torch.log_softmax(logits.float(), dim=-1)
     picked = logprobs.gather(-1, input_ids[-count:].unsqueeze(-1)).sum().item()
     return OptionScore(picked, count)
