@@ -104,7 +104,8 @@ def add_circular_copies(frame: pl.DataFrame) -> CircularResult:
     image payload; every other column is copied untouched. The image payload is never copied.
     """
     letters = option_columns(frame.columns)
-    offset = copy_offset(int(frame["index"].max() or 0))
+    largest = frame["index"].max()
+    offset = copy_offset(largest if isinstance(largest, int) else 0)
     small = frame.select("index", *letters, *(["answer"] if "answer" in frame.columns else []))
     answers = small["answer"].to_list() if "answer" in small.columns else [None] * small.height
     plans: list[tuple[int, list[str]]] = []

@@ -17,9 +17,14 @@ from mmbatch.benchmarks.mmbench.checks import check_columns, check_rows, typed_r
 from mmbatch.benchmarks.mmbench.circular import add_circular_copies, group_keys, has_copies
 from mmbatch.benchmarks.mmbench.images import ImageColumnCheck, check_image_column, reference_targets
 from mmbatch.benchmarks.mmbench.media_paths import check_image_paths
+from mmbatch.console import error_console
 from mmbatch.errors import BadInputError
+from mmbatch.media import MAX_REFERENCE_LENGTH
 from mmbatch.progress import progress
 from mmbatch.tableio import read_raw
+
+STATUS_BYTES = 64 << 20
+"""Files at least this large get a "reading ..." line (a spinner on a terminal) before the parse starts."""
 
 DESCRIPTIVE_COLUMNS = ("hint", "answer", "category", "l2-category", "split")
 """Declared columns every prepared MCQ file has (empty when the source lacks them)."""
@@ -48,7 +53,7 @@ class MMBenchReader:
         source = Path(path)
         if source.is_dir():
             raise BadInputError("expected an MMBench-style .tsv, .parquet or .xlsx file, got a folder", path=source)
-        frame = read_raw(source).frame
+        frame = _read_with_status(source)
         check_columns(frame, source)
         frame = typed_rows(frame, source)
         check_rows(frame, source)
@@ -59,7 +64,7 @@ class MMBenchReader:
             frame = frame.filter(pl.col("index") == pl.col("g_index"))
         if "image" in frame.columns:
             check = ImageColumnCheck(source=source, max_pixels=options.max_pixels)
-            payloads = int((frame["image"].str.len_bytes() > 64).sum())
+            payloads = int((frame["image"].str.len_bytes() > MAX_REFERENCE_LENGTH).sum())
             with progress("checking images", total=payloads, unit="images") as bar:
                 check_image_column(frame, check, bar.advance)
         if "image_path" in frame.columns:
@@ -67,6 +72,18 @@ class MMBenchReader:
         if options.circular and not has_copies(frame["g_index"]):
             frame = add_circular_copies(frame).frame
         return _with_declared_columns(frame, self.name)
+
+
+def _read_with_status(source: Path) -> pl.DataFrame:
+    """Read the file whole (polars parses it on every core); say so first when it is large, as it takes a while."""
+    if not source.is_file() or source.stat().st_size < STATUS_BYTES:
+        return read_raw(source).frame
+    message = f"reading {source} ({source.stat().st_size / 2**20:.0f} MB)"
+    if not error_console.is_terminal:
+        error_console.print(message, soft_wrap=True, markup=False)
+        return read_raw(source).frame
+    with error_console.status(message):
+        return read_raw(source).frame
 
 
 def _with_group_keys(frame: pl.DataFrame) -> pl.DataFrame:
