@@ -95,14 +95,17 @@ def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
     with torch.inference_mode():
         prompt_pass = loaded.model(**inputs, use_cache=True, **keep_last_logits(loaded.model, 1))
         first_logprobs = torch.log_softmax(prompt_pass.logits[0, -1].float(), dim=-1)
-        if all(len(tokens) == 1 for tokens in options):
-            return [OptionScore(first_logprobs[tokens[0]].item(), 1) for tokens in options]
-        option_logprobs = _option_pass(loaded, prompt_pass.past_key_values, inputs["attention_mask"], options)
-    scores = []
-    for row, tokens in enumerate(options):
-        rest = option_logprobs[row, : len(tokens) - 1].sum().item()
-        scores.append(OptionScore(first_logprobs[tokens[0]].item() + rest, len(tokens)))
-    return scores
+        # Single-token options (letters) are fully scored by the prompt pass; only longer ones need the option pass.
+        longer = [row for row, tokens in enumerate(options) if len(tokens) > 1]
+        rest = [0.0] * len(options)
+        if longer:
+            option_logprobs = _option_pass(loaded, prompt_pass.past_key_values, inputs["attention_mask"],
+                                           [options[row] for row in longer])
+            for position, row in enumerate(longer):
+                rest[row] = option_logprobs[position].sum().item()
+    return [
+        OptionScore(first_logprobs[tokens[0]].item() + rest[row], len(tokens)) for row, tokens in enumerate(options)
+    ]
 
 
 def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: list[list[int]]) -> Any:
