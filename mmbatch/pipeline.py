@@ -95,19 +95,23 @@ def add_stage_options(run_parser: argparse.ArgumentParser) -> None:
     Defaults are suppressed so that :func:`stage_namespace` can tell an option the user gave from one to leave at
     each stage's own default.
     """
+    parsers = stage_parsers(with_environment=False)
+    offered = [(stage, action) for stage, parser in parsers.items() for action in parser._actions
+               if action.option_strings and action.dest not in NOT_FOR_RUN
+               and not (action.dest == "input" and stage != "prepare")]
+    stages_of: dict[tuple[str, str], list[str]] = {}  # (option, dest): the stages it goes to
+    for stage, action in offered:
+        stages_of.setdefault((action.option_strings[-1], action.dest), []).append(stage)
     seen = set(run_parser._option_string_actions)
-    for stage, parser in stage_parsers(with_environment=False).items():
-        for action in parser._actions:
-            if action.dest in NOT_FOR_RUN or (action.dest == "input" and stage != "prepare"):
-                continue
-            if not action.option_strings or any(option in seen for option in action.option_strings):
-                continue
-            copied = copy.copy(action)
-            copied.default = argparse.SUPPRESS
-            if copied.help and copied.help is not argparse.SUPPRESS:
-                copied.help = f"({stage}) {copied.help}"
-            run_parser._add_action(copied)
-            seen.update(action.option_strings)
+    for _, action in offered:
+        if any(option in seen for option in action.option_strings):
+            continue
+        copied = copy.copy(action)
+        copied.default = argparse.SUPPRESS
+        if copied.help and copied.help is not argparse.SUPPRESS:
+            copied.help = f"({', '.join(stages_of[action.option_strings[-1], action.dest])}) {copied.help}"
+        run_parser._add_action(copied)
+        seen.update(action.option_strings)
 
 
 def stage_namespace(parser: argparse.ArgumentParser, given: argparse.Namespace, input_path: Path,
