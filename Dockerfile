@@ -59,7 +59,7 @@ CMD ["--help"]
 # image (no apt packages to pin); torch's wheels bring their own CUDA libraries, the base brings the driver glue.
 # Ubuntu's own `ubuntu` user (uid 1000) is replaced so both images write files as the same uid 1000 `mmbatch`.
 FROM ${CUDA_IMAGE} AS full
-ARG PYTHON_VERSION=3.11
+ARG PYTHON_VERSION=3.11.13
 ARG TORCH_VERSION=2.13.0
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
@@ -71,8 +71,7 @@ COPY --from=uv /uv /usr/local/bin/uv
 COPY --from=wheel /wheels /tmp/wheels
 RUN uv python install "${PYTHON_VERSION}" \
     && uv venv --python "${PYTHON_VERSION}" /opt/mmbatch \
-    && uv pip install --no-cache "torch==${TORCH_VERSION}" \
-    && uv pip install --no-cache -r /tmp/wheels/full.txt \
+    && uv pip install --no-cache "torch==${TORCH_VERSION}" -r /tmp/wheels/full.txt \
     && rm -rf /tmp/wheels /usr/local/bin/uv \
     && userdel --remove ubuntu \
     && useradd --create-home --uid 1000 --shell /usr/sbin/nologin mmbatch \
