@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,7 @@ import pytest
 from mmbatch.cli import build_parser
 from mmbatch.infer.outputs import shard_output_path
 from mmbatch.shards import Shard, shard_from_environment
-from tests.support.deploy import SLURM, Call, containers, expand, jobs, kubernetes_documents, run_recorded
+from tests.support.deploy import REPO_ROOT, SLURM, Call, containers, expand, jobs, kubernetes_documents, run_recorded
 
 SHARD_KEYS = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN")
 
@@ -135,3 +137,29 @@ def test_slurm_submit_chains_prepare_array_and_merge(tmp_path: Path, monkeypatch
     assert "--array=0-7" in array and array[-1].endswith("infer-array.sbatch")
     assert "--dependency=afterok:777" in merge and "--export=ALL,NUM_SHARDS=8" in merge
     assert merge[-1].endswith("merge-score.sbatch")
+
+
+DOCS = REPO_ROOT / "docs" / "scale.md"
+DOC_VARIABLES = {"k": "0", "N": "8", "PWD": "/work", "HOME": "/home/me"}
+
+
+def documented_mmbatch_commands(markdown: str) -> list[list[str]]:
+    """The argument lists of every ``mmbatch`` call in the document's bash blocks (direct or via ``docker run``)."""
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", markdown, flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"\$\{?(\w+)\}?", lambda m: DOC_VARIABLES.get(m.group(1), "X"), line)
+            words = shlex.split(line, comments=True)
+            starts = [i for i, word in enumerate(words) if word == "mmbatch" or word.startswith("mmbatch:")]
+            if starts:
+                args = words[starts[0] + 1:]
+                commands.append(args[:-1] if args and args[-1] == "&" else args)
+    return commands
+
+
+def test_scale_docs_commands_use_real_cli_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/scale.md promises commands a user can copy: each one must parse with the real CLI."""
+    commands = documented_mmbatch_commands(DOCS.read_text())
+    assert {argv[0] for argv in commands} >= {"prepare", "infer", "merge", "extract", "score", "run", "validate"}
+    for argv in commands:
+        parse_with_env(argv, {}, monkeypatch)
