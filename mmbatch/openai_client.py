@@ -57,11 +57,6 @@ class ClientSettings:
     max_backoff_s: float = 60.0
     """Upper bound of one computed backoff delay."""
 
-    @property
-    def where(self) -> str:
-        """The server, for messages."""
-        return self.base_url or "the official OpenAI API"
-
 
 def api_key_from_environment(variables: Iterable[str]) -> str | None:
     """The first non-empty key among ``variables``."""
@@ -109,6 +104,8 @@ class ChatClient:
     def __init__(self, settings: ClientSettings, *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.settings = settings
         self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL).rstrip("/")
+        self.where = "the official OpenAI API" if self.base_url == OFFICIAL_BASE_URL else self.base_url
+        """The server, for messages."""
         self._headers = {"Content-Type": "application/json", "User-Agent": "mmbatch"}
         if settings.api_key:
             self._headers["Authorization"] = f"Bearer {settings.api_key}"
@@ -118,6 +115,11 @@ class ChatClient:
         self._sleep = sleep
         self.retries = 0
         """Retries made so far (all requests)."""
+
+    @property
+    def needs_key(self) -> bool:
+        """Whether the server is the official API and no key was found (every call would be refused)."""
+        return self.base_url == OFFICIAL_BASE_URL and not self.settings.api_key
 
     def _http(self) -> Any:
         """The HTTP session, made on first use inside the running loop (aiohttp wants it there)."""
@@ -165,9 +167,9 @@ class ChatClient:
                                             proxy=self._proxy) as resp:
                 return resp.status, {k.lower(): v for k, v in resp.headers.items()}, await resp.read()
         except asyncio.TimeoutError:
-            return _Failure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.settings.where}", True)
+            return _Failure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
         except aiohttp.ClientError as exc:
-            return _Failure(self.scrub(f"cannot reach {self.settings.where} ({type(exc).__name__}: {exc})"), True)
+            return _Failure(self.scrub(f"cannot reach {self.where} ({type(exc).__name__}: {exc})"), True)
 
     async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Failure:
         response = await self._request("POST", "/chat/completions", body)
@@ -175,7 +177,7 @@ class ChatClient:
             return response
         code, headers, content = response
         if code != 200:
-            return _Failure(self.scrub(f"HTTP {code} from {self.settings.where}: {_error_message(content)}"),
+            return _Failure(self.scrub(f"HTTP {code} from {self.where}: {_error_message(content)}"),
                             code in RETRYABLE_STATUS or code >= 500, parse_retry_after(headers.get("retry-after")))
         return self._parse(content)
 
@@ -190,7 +192,7 @@ class ChatClient:
                 raise TypeError("no text content")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             snippet = content[:80].decode("utf-8", "replace")
-            return _Failure(f"not a chat completion from {self.settings.where}: {snippet!r}", True)
+            return _Failure(f"not a chat completion from {self.where}: {snippet!r}", True)
         usage = data.get("usage") or {}
         return ChatReply(text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
 
@@ -202,31 +204,31 @@ class ChatClient:
         """
         response = await self._request("GET", "/models")
         if isinstance(response, _Failure):
-            raise BadInputError(f"cannot reach {self.settings.where}; is the server running and the URL right? "
+            raise BadInputError(f"cannot reach {self.where}; is the server running and the URL right? "
                                 f"({response.message})")
         code, _, content = response
         if code in (404, 405):
             await self._probe_with_chat(model)  # some servers have no /models: a 1-token call tells the same
             return
         if code in (401, 403):
-            raise BadInputError(f"{self.settings.where} refused the API key (HTTP {code}); "
+            raise BadInputError(f"{self.where} refused the API key (HTTP {code}); "
                                 "check OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY")
         if code != 200:
-            raise BadInputError(self.scrub(f"{self.settings.where} answered HTTP {code} to a probe: "
+            raise BadInputError(self.scrub(f"{self.where} answered HTTP {code} to a probe: "
                                            f"{_error_message(content)}"))
         try:
             served = [str(item["id"]) for item in json.loads(content)["data"]]
         except (ValueError, KeyError, TypeError):
-            raise BadInputError(f"{self.settings.where}/models is not an OpenAI-compatible model list") from None
+            raise BadInputError(f"{self.where}/models is not an OpenAI-compatible model list") from None
         if served and model not in served:
             shown = ", ".join(served[:10]) + (" ..." if len(served) > 10 else "")
-            raise BadInputError(f"{self.settings.where} does not serve model {model!r} (it serves: {shown})")
+            raise BadInputError(f"{self.where} does not serve model {model!r} (it serves: {shown})")
 
     async def _probe_with_chat(self, model: str) -> None:
         body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1}
         outcome = await self._attempt(body)
         if isinstance(outcome, _Failure):
-            raise BadInputError(f"the probe of {self.settings.where} failed: {outcome.message}")
+            raise BadInputError(f"the probe of {self.where} failed: {outcome.message}")
 
     def scrub(self, text: str) -> str:
         """``text`` without the API key (servers echo parts of a wrong key in their messages)."""

@@ -11,7 +11,7 @@ from support.extract_rows import mcq_row, mme_row, write_predictions
 
 from mmbatch.tableio import metadata_sidecar, read_table
 
-NO_KEYS = {"OPENAI_API_KEY": "", "MMBATCH_JUDGE_API_KEY": ""}
+NO_KEYS = {"OPENAI_API_KEY": "", "MMBATCH_JUDGE_API_KEY": "", "OPENAI_BASE_URL": ""}
 LLAVA_XLSX = "llava15_13b/mmbench/mmbench_dev_20230712_llava-v1.5-13b_upload.xlsx"
 
 

@@ -20,7 +20,7 @@ from mmbatch.journal import partial_dir
 from mmbatch.tableio import read_table
 
 ROWS = 40
-NO_KEYS = {"OPENAI_API_KEY": "", "MMBATCH_JUDGE_API_KEY": ""}
+NO_KEYS = {"OPENAI_API_KEY": "", "MMBATCH_JUDGE_API_KEY": "", "OPENAI_BASE_URL": ""}
 
 
 def numbered_judge(prompt: str, body: dict) -> str:

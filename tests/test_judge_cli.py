@@ -10,7 +10,7 @@ from support.openai_server import OpenAIServer, ServerScript
 
 from mmbatch.tableio import read_table
 
-NO_KEYS = {"OPENAI_API_KEY": "", "MMBATCH_JUDGE_API_KEY": ""}
+NO_KEYS = {"OPENAI_API_KEY": "", "MMBATCH_JUDGE_API_KEY": "", "OPENAI_BASE_URL": ""}
 FAST = ["--retry-backoff", "0.01", "--timeout", "5"]
 
 EXPECTED_EN = (

@@ -18,6 +18,7 @@ from mmbatch.tableio import read_table
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("MMBATCH_JUDGE_API_KEY", raising=False)
 
 

@@ -21,6 +21,7 @@ from mmbatch.tableio import read_table
 @pytest.fixture(autouse=True)
 def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
 def _options(server: OpenAIServer, **changes) -> BackendOptions:

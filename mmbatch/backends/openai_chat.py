@@ -63,11 +63,12 @@ class OpenAIChatBackend:
             timeout_s=options.timeout_s,
             max_retries=options.max_retries,
         )
-        if settings.base_url is None and settings.api_key is None:
-            raise BadInputError("the official OpenAI API needs a key: set OPENAI_API_KEY, or point --base-url at "
-                                "an OpenAI-compatible server")
         self._runner = EventLoopRunner()
         self._client = ChatClient(settings)
+        if self._client.needs_key:
+            self._runner.close()
+            raise BadInputError("the official OpenAI API needs a key: set OPENAI_API_KEY, or point --base-url at "
+                                "an OpenAI-compatible server")
         try:
             self._runner.run(self._client.probe(options.model))
         except BaseException:

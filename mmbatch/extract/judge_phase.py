@@ -61,8 +61,7 @@ class JudgeSession:
         """
         if all(self.judge.is_cached(task) for task in tasks):
             return  # everything was asked before: a rerun works even with the server gone
-        settings = self.client.settings
-        if settings.base_url is None and settings.api_key is None:
+        if self.client.needs_key:
             raise BadInputError("the judge needs an API key: set OPENAI_API_KEY or MMBATCH_JUDGE_API_KEY, or point "
                                 "--judge-base-url at your own server, or pass --no-judge for rules only")
         self.runner.run(self.client.probe(self.options.judge_model))
