@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from support.extract_rows import mcq_row, write_predictions
+from support.extract_rows import judge_rows, scripted_judge, write_predictions
 from support.openai_server import OpenAIServer, ServerScript
 
 from mmbatch.tableio import read_table
@@ -25,8 +25,6 @@ EXPECTED_EN = (
     "Options: There are several options: \nA. red car\nB. blue car\nC. green bus\nD. yellow truck\n\n"
     "Answer: a vehicle painted like the sky\nYour output: "
 )
-CN_QUESTION = "图中是什么车？"
-CN_OPTIONS = {"A": "红色轿车", "B": "蓝色轿车", "C": "绿色巴士"}
 EXPECTED_CN = (
     "你是一个帮助我匹配答案与单选题中多个选项的 AI 助手。你会被提供：一个问题，多个选项，一个答案。"
     "你的任务是找到与答案意义最相近的选项。如果所有选项的意义都与答案显著不同，则输出 Z。"
@@ -36,34 +34,6 @@ EXPECTED_CN = (
     "例 3: \n问题: 图中是什么车？?\n选项: There are several options: \nA. 红色轿车\nB. 蓝色轿车\nC. 绿色巴士\n\n"
     "答案: 一辆像天空一样颜色的车\n输出: "
 )
-
-REPLIES = {
-    "a vehicle painted like the sky": "B",
-    "the sky-coloured one again": "The answer is B.",
-    "the crimson automobile": "A",
-    "一辆像天空一样颜色的车": "B",
-    "something unrelated": "I cannot tell from this.",
-}
-
-
-def scripted_judge(prompt: str, body: dict) -> str:
-    """Replies keyed by the answer in the prompt's last example."""
-    answer = prompt.rsplit("Answer: ", 1)[-1].rsplit("答案: ", 1)[-1].split("\n")[0]
-    return REPLIES.get(answer, "Z")
-
-
-def judge_rows() -> list[dict]:
-    return [
-        mcq_row(1, "a vehicle painted like the sky"),  # judge: B, right
-        mcq_row(1_000_001, "the sky-coloured one again"),  # round 2 of group 1: asked, B
-        mcq_row(2, "the crimson automobile"),  # judge: A, wrong: group 2 fails
-        mcq_row(1_000_002, "the sky-coloured one again"),  # not asked: group 2 already failed
-        mcq_row(3, "D"),  # rule: D, wrong: group 3 failed before any call
-        mcq_row(1_000_003, "a vehicle painted like the sky"),  # not asked
-        mcq_row(4, "一辆像天空一样颜色的车", question=CN_QUESTION, options=CN_OPTIONS),  # Chinese prompt
-        mcq_row(5, "something unrelated"),  # 3 tries, no match: unmatched
-    ]
-
 
 def test_judged_run_prompts_groups_and_cache(cli, tmp_path: Path) -> None:
     inp = write_predictions(tmp_path / "pred.tsv", judge_rows())

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.extract_rows import OPTIONS, mcq_row, mme_row, write_predictions
+from support.extract_rows import OPTIONS, judge_rows, mcq_row, mme_row, scripted_judge, write_predictions
 from support.openai_server import GARBAGE, OpenAIServer, ServerScript, hang, status
-from test_judge_cli import judge_rows, scripted_judge
 
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED
 from mmbatch.extract.options import ExtractOptions

@@ -10,6 +10,8 @@ import polars as pl
 from mmbatch.tableio import write_table
 
 OPTIONS = {"A": "red car", "B": "blue car", "C": "green bus", "D": "yellow truck"}
+CN_QUESTION = "图中是什么车？"
+CN_OPTIONS = {"A": "红色轿车", "B": "蓝色轿车", "C": "绿色巴士"}
 
 
 def mcq_row(index: int, prediction: str | None, *, answer: str = "B", question: str = "Which vehicle is shown?",
@@ -43,3 +45,31 @@ def write_predictions(path: Path, rows: list[dict[str, Any]]) -> Path:
     """Write rows as a predictions-stage file."""
     return write_table(pl.DataFrame(rows, infer_schema_length=None), path,
                        {"stage": "predictions", "infer": {"model": "test-model"}})
+
+
+REPLIES = {
+    "a vehicle painted like the sky": "B",
+    "the sky-coloured one again": "The answer is B.",
+    "the crimson automobile": "A",
+    "一辆像天空一样颜色的车": "B",
+    "something unrelated": "I cannot tell from this.",
+}
+
+
+def scripted_judge(prompt: str, body: dict) -> str:
+    """Replies keyed by the answer in the prompt's last example."""
+    answer = prompt.rsplit("Answer: ", 1)[-1].rsplit("答案: ", 1)[-1].split("\n")[0]
+    return REPLIES.get(answer, "Z")
+
+
+def judge_rows() -> list[dict]:
+    return [
+        mcq_row(1, "a vehicle painted like the sky"),  # judge: B, right
+        mcq_row(1_000_001, "the sky-coloured one again"),  # round 2 of group 1: asked, B
+        mcq_row(2, "the crimson automobile"),  # judge: A, wrong: group 2 fails
+        mcq_row(1_000_002, "the sky-coloured one again"),  # not asked: group 2 already failed
+        mcq_row(3, "D"),  # rule: D, wrong: group 3 failed before any call
+        mcq_row(1_000_003, "a vehicle painted like the sky"),  # not asked
+        mcq_row(4, "一辆像天空一样颜色的车", question=CN_QUESTION, options=CN_OPTIONS),  # Chinese prompt
+        mcq_row(5, "something unrelated"),  # 3 tries, no match: unmatched
+    ]
