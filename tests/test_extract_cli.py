@@ -160,3 +160,6 @@ def test_bad_input_names_file_row_and_column(cli, tmp_path: Path) -> None:
     assert "row index=7" in result.stderr and "column 'choice_logprobs'" in result.stderr
     assert "2 log-probabilities for 4 options" in result.stderr
     assert not (tmp_path / "o.tsv").exists()
+
+    result = cli("extract", "--input", str(bad_logprobs), "--output", str(tmp_path / "o.xlsx"))
+    assert result.returncode == 2 and "cannot write '.xlsx' files" in result.stderr

@@ -26,7 +26,7 @@ from mmbatch.extract.rule_pass import decide_by_rules, group_key
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
 from mmbatch.prompts import is_missing
-from mmbatch.tableio import read_table, write_table
+from mmbatch.tableio import file_format, read_table, write_table
 
 RESUME_KEY = "extract_resume"
 """Metadata key of the settings a rerun must match to resume."""
@@ -112,6 +112,7 @@ def _first_pass(frame: pl.DataFrame, options: ExtractOptions, letter_scoring: bo
 
 
 def _check_options(options: ExtractOptions) -> None:
+    file_format(options.output, writing=True)  # before any judge call, not after
     if options.unmatched == "random" and not options.use_judge:
         raise BadInputError("--unmatched random reproduces VLMEvalKit's fallback after the judge; it needs the "
                             "judge (drop --no-judge)")
