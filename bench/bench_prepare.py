@@ -30,8 +30,9 @@ import json, resource, subprocess, sys, time
 start = time.perf_counter()
 status = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 seconds = time.perf_counter() - start
-rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"status": status, "seconds": seconds, "peak_rss_mb": rss_kb / 1024}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"status": status, "seconds": seconds, "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                  "peak_rss_mb": usage.ru_maxrss / 1024}))
 """
 
 _RAW_READ = "import polars, sys; polars.read_csv(sys.argv[1], separator='\\t', infer_schema=False)"
@@ -118,11 +119,13 @@ def main() -> int:
         print(f"machine: {platform.processor() or platform.machine()}, {_cpu_count()} cores, python "
               f"{platform.python_version()}; file: {args.rows} rows, {size_mb:.0f} MB; {args.repeats} repeats")
         raw = statistics.median(r["seconds"] for r in runs["polars.read_csv"])
+        raw_cpu = statistics.median(r["cpu_seconds"] for r in runs["polars.read_csv"])
         for name, figures in runs.items():
             seconds = statistics.median(r["seconds"] for r in figures)
+            cpu = statistics.median(r["cpu_seconds"] for r in figures)
             rss = statistics.median(r["peak_rss_mb"] for r in figures)
-            print(f"{name:20s} median {seconds:6.2f} s ({seconds / raw:4.2f}x raw read)  "
-                  f"peak RSS {rss:6.0f} MB ({rss / size_mb:4.2f}x file size)")
+            print(f"{name:20s} wall {seconds:6.2f} s ({seconds / raw:4.2f}x raw read)  "
+                  f"CPU {cpu:6.2f} s ({cpu / raw_cpu:4.2f}x)  peak RSS {rss:6.0f} MB ({rss / size_mb:4.2f}x file size)")
     return 0
 
 

@@ -142,3 +142,26 @@ def test_options_from_the_environment(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     frame = read_table(output).frame
     assert frame["g_index"].unique().sort().to_list() == [100, 101] and frame.height == 8
+
+
+def test_the_example_generator_is_deterministic(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, str(EXAMPLES / "generate" / "mmbench.py"), str(tmp_path)], check=True,
+                   capture_output=True)
+    for name in ("mmbench_example.tsv", "mmbench_legacy_example.tsv", "mcq_plain_example.tsv"):
+        assert (tmp_path / "mmbench" / name).read_bytes() == (EXAMPLES / "mmbench" / name).read_bytes(), name
+
+
+def test_the_example_answers_are_in_the_pictures(example: pl.DataFrame) -> None:
+    colours = {"red": (220, 30, 30), "green": (30, 160, 60), "blue": (40, 70, 220), "yellow": (240, 200, 20)}
+    originals = example.filter(pl.col("index") == pl.col("g_index"))
+    asked = originals.filter(pl.col("question").str.starts_with("What colour is the"))
+    assert asked.height >= 6
+    for row in asked.iter_rows(named=True):
+        picture = Image.open(io.BytesIO(base64.b64decode(row["image"]))).convert("RGB")
+        shape = row["question"].removeprefix("What colour is the ").rstrip("?")
+        # the centre of a circle or square, the lower middle of a triangle or star
+        point = (48, 48) if shape in ("circle", "square") else (48, 60)
+        assert picture.getpixel(point) == colours[row[row["answer"]]], row["index"]
