@@ -53,11 +53,7 @@ class Judge:
 
     def is_cached(self, task: JudgeTask) -> bool:
         """Whether the first try of ``task`` is already in the cache (no server needed for it)."""
-        temperature = TEMPERATURES[task.kind][0]
-        found = self.cache.get(self.model, task.prompt, 0, temperature) is not None
-        if found:
-            self.cache.hits -= 1  # a look-ahead, not a use
-        return found
+        return self.cache.get(self.model, task.prompt, 0, TEMPERATURES[task.kind][0]) is not None
 
     async def decide(self, task: JudgeTask) -> Outcome:
         """Ask about ``task`` until a reply parses, or the tries run out, or a call fails."""

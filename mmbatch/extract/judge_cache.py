@@ -65,8 +65,6 @@ class JudgeCache:
             self._db.execute(_SCHEMA)
         except (sqlite3.Error, OSError) as exc:
             raise BadInputError(f"cannot open the judge cache ({exc})", path=self.path) from exc
-        self.hits = 0
-        """Lookups answered from the cache."""
 
     def get(self, model: str, prompt: str, attempt: int, temperature: float) -> CachedReply | None:
         """The stored reply for this exact request, or None."""
@@ -77,7 +75,6 @@ class JudgeCache:
         ).fetchone()
         if row is None or row[0] != prompt:  # the stored text must match exactly, not only its hash
             return None
-        self.hits += 1
         return CachedReply(row[1], row[2], row[3])
 
     def put(self, model: str, prompt: str, attempt: int, temperature: float, reply: str, *,
