@@ -1,5 +1,7 @@
-"""MMBench, CCBench and any MMBench-style multiple-choice TSV.
+"""MMBench, CCBench and any MMBench-style multiple-choice file.
 
-``read`` reads the VLMEvalKit files (checks, group keys, images), ``circular`` generates CircularEval copies,
-``images`` checks the ``image`` column cheaply, ``checks`` holds the row checks every MCQ file must pass.
+``read`` reads the VLMEvalKit files (the ``READER`` of ``--benchmark mmbench``/``ccbench``), ``checks`` holds the row
+checks every MCQ file must pass, ``circular`` the CircularEval group keys and generated copies, ``images`` and
+``image_header`` the cheap checks of base64 images, ``media_paths`` the checks of ``image_path`` files, ``score``
+the CircularEval scoring.
 """
