@@ -152,3 +152,20 @@ def test_extract_then_score_reproduces_mmbench_circular_eval(cli, shared_data, t
     circular = metrics.filter((pl.col("level") == "overall") & (pl.col("metric") == "circular_acc"))
     assert circular.select(pl.col("value").round(2), "n").row(0) == (67.69, 1176)
     assert "67.69" in done.stdout
+
+
+def test_an_mme_image_without_two_questions_is_a_warning_not_a_crash(cli, tmp_path):
+    answers = ["Yes", "No", "Yes", "No", "Yes"]  # img0 has two questions, img1 three
+    frame = pl.DataFrame({
+        "index": list(range(5)), "g_index": [0, 0, 2, 2, 2], "benchmark": "mme", "category": "count",
+        "image_name": ["img0.jpg", "img0.jpg", "img1.jpg", "img1.jpg", "img1.jpg"], "answer": answers,
+        "extracted": ["yes", "no", "Yes", "No", None], "extract_method": "yes-no",
+    })
+    path = tmp_path / "mme.parquet"
+    write_table(frame, path)
+    done = cli("score", "--input", str(path), "--output", str(tmp_path / "m.tsv"))
+    assert done.returncode == 0, done.stderr
+    assert "MME subtask 'count': 1 image(s) do not have exactly two questions: img1.jpg (3 questions)" in done.stderr
+    metrics = read_metrics(tmp_path / "m.tsv")
+    assert metrics.frame.filter(pl.col("group") == "count")["metric"].to_list() == ["acc", "bad_images"]
+    assert metrics.metadata["score"]["warnings"] and "img1.jpg" in metrics.metadata["score"]["warnings"][0]
