@@ -29,6 +29,8 @@ def test_references_resolve_anywhere_in_the_file(tmp_path: Path) -> None:
     assert copy.index == 2_000_003 and [im.size for im in copy.images] == [(11, 4)]
     assert copy.prompt == row(frame, 2_000_003)["prompt"] and copy.answer == row(frame, 2_000_003)["answer"]
     assert copy.options == []  # generate mode
+    # Copies reuse the original's decoded image instead of decoding it again.
+    assert requests.build(row(frame, 3)).images[0] is requests.build(row(frame, 1_000_003)).images[0]
 
 
 def test_bad_references_and_payloads_are_row_errors(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ in the row's ``error`` and goes on.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,11 @@ from mmbatch.media import (
 from mmbatch.prompts import is_missing
 from mmbatch.schema.columns import option_columns
 from mmbatch.video import FrameRequest, read_frame_files, read_video_frames
+
+DECODED_CACHE_SIZE = 32
+"""Decoded images kept by the ``index`` of the row holding them: circular copies have prompts of the same length,
+so they sit next to each other in the run order and reuse the original's decoded image instead of decoding it again.
+Backends only read request images, so sharing them between requests is safe."""
 
 SEED_BENCHMARK = "seedbench"
 """Only SEED-Bench-1 rows read ``question_type_id`` as the dimension that decides the frame rule."""
@@ -75,6 +81,7 @@ class RequestBuilder:
         self.letters = option_columns(prepared.columns)
         self._images = prepared["image"] if "image" in prepared.columns else None
         self._position = {int(index): row for row, index in enumerate(prepared["index"].to_list())}
+        self._decoded: OrderedDict[int, list[Image.Image]] = OrderedDict()
 
     def build(self, row: dict[str, Any]) -> Request:
         """The request for one prepared row (a dict of its cells).
@@ -107,8 +114,18 @@ class RequestBuilder:
 
     def _payload_images(self, row: dict[str, Any]) -> list[Image.Image]:
         cell = str(row["image"])
+        source = int(row["index"])
         if is_reference(cell):
-            cell = self._referenced_payload(cell)
+            source, cell = self._referenced_payload(cell)
+        cached = self._decoded.get(source)
+        if cached is None:
+            cached = self._decode_payloads(cell)
+            self._decoded[source] = cached
+            while len(self._decoded) > DECODED_CACHE_SIZE:
+                self._decoded.popitem(last=False)
+        return list(cached)
+
+    def _decode_payloads(self, cell: str) -> list[Image.Image]:
         images = []
         for position, payload in enumerate(split_image_cell(cell)):
             try:
@@ -118,7 +135,7 @@ class RequestBuilder:
                 raise RowError(f"column 'image'{which}: {exc}") from exc
         return images
 
-    def _referenced_payload(self, reference: str) -> str:
+    def _referenced_payload(self, reference: str) -> tuple[int, str]:
         text = reference.strip()
         target = self._position.get(int(text)) if text.lstrip("-").isdigit() else None
         if target is None or self._images is None:
@@ -127,7 +144,7 @@ class RequestBuilder:
         if payload is None or is_reference(str(payload)):
             raise RowError(f"column 'image': refers to index {text}, whose image is not a payload "
                            "(references never chain)")
-        return str(payload)
+        return int(text), str(payload)
 
     def _paths(self, row: dict[str, Any], column: str) -> list[Path]:
         try:
