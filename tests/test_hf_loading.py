@@ -82,3 +82,13 @@ def test_cuda_without_a_gpu_is_bad_input(llava_dir):
         pytest.skip("this machine has a GPU")
     with pytest.raises(BadInputError, match="no CUDA device"):
         create_backend(BackendOptions(model=str(llava_dir), device="cuda"))
+
+
+def test_a_finished_build_is_reused_and_no_staging_folder_is_left(llava_dir):
+    from tests.support.tiny_models import build_cached
+
+    weights = llava_dir / "model.safetensors"
+    before = weights.stat().st_mtime_ns
+    assert build_cached("llava", llava_dir) == llava_dir
+    assert weights.stat().st_mtime_ns == before
+    assert not [path for path in llava_dir.parent.iterdir() if path.name.startswith(".")]
