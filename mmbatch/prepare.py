@@ -91,6 +91,9 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     read_options = ReadOptions(media_root=options.media_root, circular=options.circular, limit=options.limit,
                                max_pixels=options.max_pixels)
     frame = reader.read(options.input, read_options)
+    if options.benchmark.lower() != reader.name:
+        # An alias sharing a reader (ccbench is read by the mmbench reader) is still scored and reported as itself.
+        frame = frame.with_columns(pl.lit(options.benchmark.lower()).alias("benchmark"))
     frame = with_prompts(frame, template, mode)
     frame, violations = validate_frame(frame, PREPARED)
     if violations:

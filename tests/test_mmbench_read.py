@@ -165,3 +165,13 @@ def test_the_example_answers_are_in_the_pictures(example: pl.DataFrame) -> None:
         # the centre of a circle or square, the lower middle of a triangle or star
         point = (48, 48) if shape in ("circle", "square") else (48, 60)
         assert picture.getpixel(point) == colours[row[row["answer"]]], row["index"]
+
+
+def test_ccbench_rows_are_labelled_ccbench(tmp_path: Path) -> None:
+    from mmbatch.prepare import PrepareOptions, prepare
+
+    output = tmp_path / "ccbench.parquet"
+    prepare(PrepareOptions(benchmark="CCBench", input=PLAIN, output=output, limit=2))
+    table = read_table(output)
+    assert set(table.frame["benchmark"]) == {"ccbench"}
+    assert table.metadata["prepare"]["benchmark"] == "ccbench" and table.metadata["prepare"]["reader"] == "mmbench"
