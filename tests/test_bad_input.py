@@ -57,6 +57,20 @@ def test_duplicate_index(tmp_path: Path) -> None:
     assert "row index=2" in message and "column 'index'" in message and "duplicate" in message
 
 
+def test_index_that_is_not_an_integer(tmp_path: Path) -> None:
+    rows = mcq_rows()
+    rows[1]["index"] = "2b"
+    message = prepare_fails(tmp_path, write_tsv(tmp_path / "in.tsv", rows))
+    assert "'2b' is not a valid int64 value" in message and "column 'index'" in message and "#1" in message
+
+
+def test_empty_question(tmp_path: Path) -> None:
+    rows = mcq_rows()
+    rows[2]["question"] = None
+    message = prepare_fails(tmp_path, write_tsv(tmp_path / "in.tsv", rows))
+    assert "row index=3" in message and "column 'question'" in message
+
+
 def test_answer_not_among_the_rows_options(tmp_path: Path) -> None:
     rows = mcq_rows()
     rows[1].update(C=None, answer="C")
