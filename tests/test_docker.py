@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from mmbatch.prepare import PrepareOptions, prepare
+from mmbatch.tableio import read_table
 from tests.conftest import REPO_ROOT
 
 DOCKERFILE = REPO_ROOT / "Dockerfile"
@@ -120,13 +122,19 @@ def test_light_has_no_torch_and_full_has_the_infer_stack(dockerfile: tuple[dict[
     assert all(name in infer_deps for name in ("torch", "transformers", "decord"))
 
 
-def base_install_distributions() -> set[str]:
-    """Every distribution ``pip install mmbatch`` (no extras) brings: the light image's packages."""
+def declared(group: str) -> list[str]:
+    """The requirement strings of pyproject's ``dependencies`` (group ``dependencies``) or of an extra."""
+    text = (REPO_ROOT / "pyproject.toml").read_text()
+    block = text.split(f"\n{group} = [", 1)[1].split("]", 1)[0]
+    return re.findall(r'"([^"]+)"', block)
+
+
+def installed_closure(requirements: list[str]) -> set[str]:
+    """Every distribution that installing ``requirements`` brings (what an image built from them holds)."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    base = (REPO_ROOT / "pyproject.toml").read_text().split("\ndependencies = [", 1)[1].split("]", 1)[0]
-    pending = [Requirement(text) for text in re.findall(r'"([^"]+)"', base)]
+    pending = [Requirement(text) for text in requirements]
     found: set[str] = set()
     while pending:
         requirement = pending.pop()
@@ -138,38 +146,42 @@ def base_install_distributions() -> set[str]:
     return found
 
 
-def light_image_blocked_modules() -> list[str]:
-    """Top-level modules installed here that the light image would not have (torch, numpy unless required...)."""
-    from packaging.utils import canonicalize_name
+def image_site_packages(requirements: list[str], folder: Path) -> Path:
+    """A site-packages folder holding only the installed distributions ``requirements`` bring (links to them)."""
+    folder.mkdir(parents=True)
+    for name in installed_closure(requirements):
+        distribution = importlib.metadata.distribution(name)
+        tops = {Path(str(file)).parts[0] for file in distribution.files or []}
+        for top in tops - {".."}:
+            source = Path(str(distribution.locate_file(top)))
+            if source.exists() and not (folder / top).exists():
+                (folder / top).symlink_to(source)
+    return folder
 
-    allowed = base_install_distributions() | {"mmbatch"}
-    return sorted(module for module, dists in importlib.metadata.packages_distributions().items()
-                  if module not in sys.stdlib_module_names
-                  and not any(canonicalize_name(dist) in allowed for dist in dists))
 
-
-LIGHT_IMAGE_PROGRAM = """
-import importlib.abc, sys
-BLOCKED = set({blocked!r})
-
-class LightImage(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name.partition(".")[0] in BLOCKED:
-            raise ModuleNotFoundError(f"No module named {{name!r}} (not in the light image)", name=name)
-        return None
-
-sys.meta_path.insert(0, LightImage())
+IMAGE_PROGRAM = """
+import site, sys
+site.addsitedir({site!r})
+sys.path.insert(0, {repo!r})
 from mmbatch.cli import main
 raise SystemExit(main({argv!r}))
 """
 
 
+def run_in_image(site_packages: Path, argv: list[str]) -> subprocess.CompletedProcess[str]:
+    """``mmbatch ARGV`` by a Python that sees the standard library, mmbatch and ``site_packages`` only."""
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("MMBATCH_", "SLURM_", "JOB_", "PYTHON"))}
+    program = IMAGE_PROGRAM.format(site=str(site_packages), repo=str(REPO_ROOT), argv=argv)
+    return subprocess.run([sys.executable, "-S", "-s", "-c", program], capture_output=True, text=True, timeout=300,
+                          env=env)
+
+
 def test_light_image_stages_run_with_the_base_install_alone(tmp_path: Path) -> None:
     """What the light image promises: every stage but `infer --backend hf` works with only the base dependencies
-    (every other installed package, torch included, is made unimportable)."""
-    blocked = light_image_blocked_modules()
-    assert {"torch", "transformers", "decord"} <= set(blocked)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("MMBATCH_", "SLURM_", "JOB_"))}
+    (a Python that sees no other installed package, torch included)."""
+    site_packages = image_site_packages(declared("dependencies"), tmp_path / "site-packages")
+    assert not (site_packages / "torch").exists() and (site_packages / "polars").exists()
     run = tmp_path / "run"
     commands = [
         ["run", "--benchmark", "mmbench", "--input", str(REPO_ROOT / "examples" / "mmbench" / "mmbench_example.tsv"),
@@ -178,11 +190,29 @@ def test_light_image_stages_run_with_the_base_install_alone(tmp_path: Path) -> N
         ["report", str(run / "metrics.json"), "--output", str(tmp_path / "report.html")],
     ]
     for argv in commands:
-        program = LIGHT_IMAGE_PROGRAM.format(blocked=blocked, argv=argv)
-        result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300,
-                                env=env)
+        result = run_in_image(site_packages, argv)
         assert result.returncode == 0, f"mmbatch {argv[0]} in the light image:\n{result.stderr[-3000:]}"
     assert (tmp_path / "report.html").is_file()
+
+
+@pytest.mark.slow
+def test_full_image_infers_with_a_local_model_from_its_declared_packages(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The full image holds the base install plus the `infer` extra: the hf backend must need nothing else."""
+    from tests.support.tiny_models import session_model_dir
+
+    site_packages = image_site_packages(declared("dependencies") + declared("infer"), tmp_path / "site-packages")
+    assert (site_packages / "torch").exists() and not (site_packages / "pytest").exists()
+    model = session_model_dir(tmp_path_factory, "llava")
+    prepared = tmp_path / "prepared.parquet"
+    source = REPO_ROOT / "examples" / "mmbench" / "mmbench_example.tsv"
+    prepare(PrepareOptions(benchmark="mmbench", input=source, output=prepared, limit=1))
+    argv = ["infer", "--input", str(prepared), "--output", str(tmp_path / "predictions.parquet"), "--backend", "hf",
+            "--model", str(model), "--device", "cpu", "--max-new-tokens", "4"]
+    result = run_in_image(site_packages, argv)
+    assert result.returncode == 0, f"mmbatch infer in the full image:\n{result.stderr[-3000:]}"
+    assert read_table(tmp_path / "predictions.parquet").frame["error"].is_null().all()
 
 
 @pytest.mark.parametrize("target", ["light", "full"])
