@@ -63,6 +63,7 @@ def test_task_graph(report: dict[str, Any]) -> None:
     assert tasks["score"]["upstream"] == ["extract", "plan"]
     assert [name for name, task in tasks.items() if task["mapped"]] == ["infer"]
     assert report["infer_expands_over"] == "plan_shards"
+    assert report["infer_requests_gpus"] is True  # MMBATCH_GPUS=2 in the probe's environment
     for name in ("prepare", "infer", "merge", "extract", "score"):
         assert tasks[name]["operator"] == "DockerOperator"
         assert tasks[name]["image"] == ("mmbatch:full" if name == "infer" else "mmbatch:light")
@@ -79,7 +80,7 @@ def test_mapped_shards_receive_shard_k_of_n(num_shards: int, report: dict[str, A
         assert args.command == "infer"
         assert args.shard == f"{k}/{num_shards}"
         assert args.input == parse(planned["plan"]["prepare"]).output
-        assert shard["environment"]["CUDA_VISIBLE_DEVICES"] == str(k % 2)
+        assert shard["environment"] == {"CUDA_VISIBLE_DEVICES": str(k % 2), "HF_HUB_OFFLINE": "1"}
         outputs.append(str(shard_output_path(args.output, Shard(k, num_shards))))
     assert len(set(outputs)) == num_shards
     merge = parse(planned["plan"]["merge"])

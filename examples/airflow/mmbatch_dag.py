@@ -12,7 +12,8 @@ Copy this file into your ``dags/`` folder and set, in the scheduler's environmen
 
 - ``MMBATCH_HOST_DATA``: the host folder mounted at ``/data`` (benchmark files under ``inputs/``, runs under ``runs/``);
 - ``MMBATCH_IMAGE_LIGHT`` / ``MMBATCH_IMAGE_FULL``: the image tags (default ``mmbatch:light`` / ``mmbatch:full``);
-- ``MMBATCH_GPUS``: GPUs per Docker host; shard K runs on GPU ``K % MMBATCH_GPUS`` through ``CUDA_VISIBLE_DEVICES``.
+- ``MMBATCH_GPUS``: GPUs per Docker host; shard K runs on GPU ``K % MMBATCH_GPUS`` through ``CUDA_VISIBLE_DEVICES``
+  (``0``: no GPU is requested, for workers that only call a vLLM server with ``backend=openai``).
 
 The judge's key, when a judge model is chosen, comes from the Airflow Variable ``mmbatch_judge_api_key`` (Airflow
 masks variables whose name contains ``api_key`` in logs and rendered templates). On Kubernetes, swap
@@ -73,7 +74,7 @@ def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
                     "--output", prepared],
         "infer_shards": [
             {"command": ["infer", "--input", prepared, "--output", predictions, *model, "--shard", f"{k}/{n}"],
-             "environment": {"CUDA_VISIBLE_DEVICES": str(k % GPUS_PER_HOST), "HF_HUB_OFFLINE": "1"}}
+             "environment": shard_environment(k, offline=bool(params.get("hf_hub_offline", True)))}
             for k in range(n)
         ],
         "merge": ["merge", "--output", predictions, *shard_files],
@@ -81,6 +82,14 @@ def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
         "score": ["score", "--input", extracted, "--output", f"{run_dir}/metrics.json"],
         "metrics": f"{run_dir}/metrics.json",
     }
+
+
+def shard_environment(k: int, *, offline: bool) -> dict[str, str]:
+    """Shard ``k``'s container environment: its GPU on a multi-GPU host, and whether the Hub may be reached."""
+    environment = {"HF_HUB_OFFLINE": "1" if offline else "0"}
+    if GPUS_PER_HOST > 0:
+        environment["CUDA_VISIBLE_DEVICES"] = str(k % GPUS_PER_HOST)
+    return environment
 
 
 def run_folder(run_id: str) -> str:
@@ -103,6 +112,8 @@ def run_folder(run_id: str) -> str:
         "concurrency": Param(64, type="integer", minimum=1),
         "num_shards": Param(4, type="integer", minimum=1, description="one infer task (and GPU) per shard"),
         "judge_model": Param("", type="string", description="empty: official rules only (--no-judge)"),
+        "hf_hub_offline": Param(True, type="boolean",
+                                description="load the model from the hf-cache volume only (fill it first)"),
     },
 )
 def mmbatch_eval() -> None:
@@ -125,7 +136,8 @@ def mmbatch_eval() -> None:
     infer = DockerOperator.partial(
         task_id="infer",
         image=IMAGE_FULL,
-        device_requests=[DeviceRequest(count=-1, capabilities=[["gpu"]])],
+        # Every GPU is handed to the container and CUDA_VISIBLE_DEVICES picks the shard's; none when MMBATCH_GPUS=0.
+        device_requests=[DeviceRequest(count=-1, capabilities=[["gpu"]])] if GPUS_PER_HOST > 0 else None,
         shm_size=8 << 30,
         **COMMON,
     ).expand_kwargs(plan_shards())

@@ -34,6 +34,7 @@ def main(dag_folder: str, shard_counts: list[int]) -> dict[str, Any]:
         }
     infer = dag.get_task("infer")
     report["infer_expands_over"] = infer.expand_input.value.operator.task_id
+    report["infer_requests_gpus"] = bool(infer.partial_kwargs.get("device_requests"))
 
     report["runs"] = {}
     for num_shards in shard_counts:
