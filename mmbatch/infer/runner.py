@@ -51,8 +51,13 @@ def chunk_rows(backend: str, batch_size: int, concurrency: int) -> int:
 
 
 def plan_chunks(todo: pl.DataFrame, size: int) -> list[tuple[str, pl.DataFrame]]:
-    """(mode, rows) chunks: generate rows first, each mode sorted by prompt length, then ``index``."""
-    ordered = todo.with_columns(pl.col("prompt").str.len_chars().alias("_prompt_len")).sort("_prompt_len", "index")
+    """(mode, rows) chunks: generate rows first, each mode sorted by prompt length, then group, then ``index``.
+
+    Circular copies share a group and have prompts of the same length, so they end up side by side and reuse one
+    decoded image (:class:`~mmbatch.infer.requests.RequestBuilder` keeps the last few).
+    """
+    ordered = (todo.with_columns(pl.col("prompt").str.len_chars().alias("_prompt_len"))
+               .sort("_prompt_len", "g_index", "index"))
     plan = []
     for mode in MODES:
         rows = ordered.filter(pl.col("mode") == mode).drop("_prompt_len")
