@@ -84,8 +84,8 @@ def test_out_of_memory_batch_is_retried_at_half_size(model_dir):
     results = [result for batch in batches for result in batch]
     assert [result.prediction for result in results] == [result.prediction for result in expected]
     assert all(result.error is None for result in results)
-    assert backend.runner.batch_size == 2
-    assert backend.runner.oom_events == 1
+    assert backend.generation_runner.batch_size == 2
+    assert backend.generation_runner.oom_events == 1
     # The first (failed) batch of 4 is still yielded as one list; later batches use the smaller size.
     assert [len(batch) for batch in batches] == [4, 1]
 

@@ -126,6 +126,25 @@ def test_multi_token_options_take_one_prompt_pass_and_one_batched_pass(backend):
     assert calls[0] == 2
 
 
+def test_a_batch_of_rows_shares_one_prompt_pass_and_one_option_pass(tmp_path_factory):
+    """Rows of different prompt lengths, left-padded into one prompt pass; positions must not shift."""
+    model_dir = session_model_dir(tmp_path_factory, "llava")
+    wide = create_backend(BackendOptions(model=str(model_dir), batch_size=8, dtype="float32"))
+    requests = [request for request in make_requests() if request.images]
+    requests.append(Request(index=8, prompt="Which one? " * 6, images=[image(30, 60, "blue")], options=list("ABCD")))
+    calls, handle = count_forward_passes(wide)
+    try:
+        batches = list(wide.loglikelihood(requests))
+    finally:
+        handle.remove()
+    assert [len(batch) for batch in batches] == [len(requests)]
+    assert calls[0] == 2
+    for request, result in zip(requests, batches[0], strict=True):
+        expected = naive_scores(wide, request)
+        assert result.choice_ntokens == [count for _, count in expected]
+        assert result.choice_logprobs == pytest.approx([value for value, _ in expected], abs=TOLERANCE)
+
+
 def test_tokens_merging_across_the_boundary_are_scored_by_a_full_pass(tmp_path_factory):
     """A chat template whose assistant turn ends with a space: ``ASSISTANT: `` + ``the dog`` gives the token ``Ġthe``,
     so the prompt's last token (``Ġ``) is not a prefix of prompt + option."""
@@ -153,8 +172,27 @@ def test_a_failing_row_gets_an_error_and_the_others_are_scored(backend):
     requests = make_requests()[:2]
     requests.insert(1, Request(index=9, prompt="Broken image", images=[Image.new("RGB", (0, 0))],
                                options=["yes", "no"]))
-    requests.append(Request(index=10, prompt="No options"))
+    requests.append(Request(index=10, prompt="No options", images=[image(30, 30, "white")]))
     results = collect(backend, requests)
     assert [result.error is None for result in results] == [True, False, True, False]
     assert "no options" in results[3].error
     assert [len(batch) for batch in backend.loglikelihood(requests)] == [2, 2]
+
+
+def test_out_of_memory_prompt_pass_is_retried_with_fewer_rows(backend):
+    import torch
+
+    requests = [request for request in make_requests() if request.images][:2]
+    expected = collect(backend, requests)
+    wide = create_backend(BackendOptions(model=backend.options.model, batch_size=2, dtype="float32"))
+
+    def fail_above_one_prompt(module, args, kwargs):
+        if kwargs.get("pixel_values") is not None and kwargs["input_ids"].shape[0] > 1:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 GiB")
+
+    wide.loaded.model.register_forward_pre_hook(fail_above_one_prompt, with_kwargs=True)
+    results = collect(wide, requests)
+    assert wide.likelihood_runner.batch_size == 1 and wide.likelihood_runner.oom_events == 1
+    for result, reference in zip(results, expected, strict=True):
+        assert result.error is None
+        assert result.choice_logprobs == pytest.approx(reference.choice_logprobs, abs=TOLERANCE)

@@ -10,7 +10,7 @@ from mmbatch.backends.base import BackendOptions, Request, Result
 from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import JOIN_RULE
 from mmbatch.backends.hf.generation import SAMPLING_SEED, generate_batch
-from mmbatch.backends.hf.likelihood import score_request
+from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import VIDEO_AS
 
@@ -20,6 +20,7 @@ LIKELIHOOD_SETTINGS = {
     "reduction": "sum of token log-probs (token counts kept)",
     "include_eos": False,
     "letter_scoring": "single-token options scored from the prompt pass's last position",
+    "prompt_batching": "rows left-padded together, explicit position ids",
 }
 """How option log-likelihoods are defined (recorded in the settings)."""
 
@@ -33,7 +34,10 @@ class HFBackend:
         """Wrap an already loaded model; use :func:`mmbatch.backends.hf.create_backend` to load one."""
         self.options = options
         self.loaded: LoadedModel | None = loaded
-        self.runner = BatchRunner(options.batch_size)
+        self.generation_runner = BatchRunner(options.batch_size)
+        """Generation batches (its batch size shrinks after an out-of-memory error)."""
+        self.likelihood_runner = BatchRunner(options.batch_size)
+        """Likelihood batches, sized separately: their memory use differs from generation's."""
 
     def _model(self) -> LoadedModel:
         if self.loaded is None:
@@ -75,14 +79,12 @@ class HFBackend:
             return generate_batch(loaded, batch, max_new_tokens=max_new_tokens,
                                   temperature=self.options.temperature)
 
-        yield from self.runner.run(requests, run)
+        yield from self.generation_runner.run(requests, run)
 
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
-        """Score each row's options (one prompt pass per row), yielding ``batch_size`` rows at a time."""
+        """Score each row's options, ``batch_size`` rows per prompt pass, yielding each finished batch."""
         loaded = self._model()
-        step = self.options.batch_size
-        for start in range(0, len(requests), step):
-            yield [score_request(loaded, request) for request in requests[start : start + step]]
+        yield from self.likelihood_runner.run(requests, lambda batch: score_batch(loaded, batch))
 
     def close(self) -> None:
         """Drop the model and return its GPU memory."""

@@ -1,0 +1,115 @@
+"""Option log-likelihoods for several rows at once: one left-padded prompt pass, then one option pass.
+
+The per-row method (:mod:`likelihood`) runs each row's image and prompt once. This runs the prompts of a whole batch
+of rows in one left-padded pass (what keeps a GPU busy), keeps the key/value cache, selects each option's row from it
+(``batch_select_indices``) and scores every option of every row in one more pass. Position ids are given explicitly
+(count of real tokens before each position) so padding does not shift them. Rows whose options merge with the
+prompt's last token, or that have no options, are handled row by row as in :mod:`likelihood`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from mmbatch.backends.base import Request, Result
+from mmbatch.backends.hf.boundaries import split_continuation
+from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits, score_request
+from mmbatch.backends.hf.loading import LoadedModel
+from mmbatch.backends.hf.messages import chat_text, encode
+
+
+def score_batch(loaded: LoadedModel, batch: list[Request]) -> list[Result]:
+    """Score the options of every row of ``batch`` (rows that all have images or none has).
+
+    Raises:
+        Exception: Whatever the model or processor raises for the batch as a whole; the caller retries smaller
+            batches or single rows (:class:`~mmbatch.backends.hf.batching.BatchRunner`).
+    """
+    started = time.perf_counter()
+    tokenizer = loaded.processor.tokenizer
+    batched: list[tuple[Request, str, list[list[int]]]] = []
+    alone: list[Request] = []
+    for request in batch:
+        context = chat_text(loaded.processor, request)
+        try:
+            continuations = [split_continuation(tokenizer, context, option) for option in request.options]
+        except ValueError:
+            continuations = []
+        if continuations and all(continuation.shares_prefix for continuation in continuations):
+            batched.append((request, context, [continuation.token_ids for continuation in continuations]))
+        else:
+            # No options, an empty option or a merged boundary: the row-by-row path scores or rejects it.
+            alone.append(request)
+    results = {result.index: result for result in (score_request(loaded, request) for request in alone)}
+    if batched:
+        scores = score_rows(loaded, [context for _, context, _ in batched],
+                            [request.images for request, _, _ in batched], [options for _, _, options in batched])
+        share_ms = (time.perf_counter() - started) * 1000 / len(batch)
+        for (request, _, _), row_scores in zip(batched, scores, strict=True):
+            results[request.index] = Result(
+                index=request.index, prediction="", choice_logprobs=[score.logprob for score in row_scores],
+                choice_ntokens=[score.ntokens for score in row_scores], latency_ms=share_ms,
+            )
+    return [results[request.index] for request in batch]
+
+
+def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]],
+               options: list[list[list[int]]]) -> list[list[OptionScore]]:
+    """Score the continuation tokens ``options[row]`` of each row's ``contexts[row]``.
+
+    Args:
+        loaded: The model.
+        contexts: Chat-formatted prompts whose tokens are a prefix of every prompt + option of their row.
+        images: Each row's images.
+        options: Each row's options, as continuation tokens.
+    """
+    import torch
+
+    inputs = encode(loaded.processor, contexts, images, loaded.device, loaded.dtype)
+    prompt_mask = inputs["attention_mask"]
+    prompt_lengths = prompt_mask.sum(dim=1)
+    # Left padding: a row's positions count its real tokens only, as they would without padding.
+    positions = (prompt_mask.cumsum(dim=1) - 1).clamp(min=0)
+    with torch.inference_mode():
+        prompt_pass = loaded.model(**inputs, position_ids=positions, use_cache=True,
+                                   **keep_last_logits(loaded.model, 1))
+        first_logprobs = torch.log_softmax(prompt_pass.logits[:, -1].float(), dim=-1)
+        longer = [(row, number) for row, row_options in enumerate(options)
+                  for number, tokens in enumerate(row_options) if len(tokens) > 1]
+        rest: dict[tuple[int, int], float] = {}
+        if longer:
+            sums = _option_pass(loaded, prompt_pass.past_key_values, prompt_mask, prompt_lengths,
+                                [row for row, _ in longer], [options[row][number] for row, number in longer])
+            rest = dict(zip(longer, sums, strict=True))
+    return [
+        [OptionScore(first_logprobs[row, tokens[0]].item() + rest.get((row, number), 0.0), len(tokens))
+         for number, tokens in enumerate(row_options)]
+        for row, row_options in enumerate(options)
+    ]
+
+
+def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, prompt_lengths: Any, rows: list[int],
+                 options: list[list[int]]) -> list[float]:
+    """Score tokens 2.. of each option on its row's cached prompt; returns one sum per option."""
+    import torch
+
+    width = max(len(tokens) for tokens in options) - 1
+    pad_id = loaded.processor.tokenizer.pad_token_id
+    inputs = torch.full((len(options), width), pad_id, dtype=torch.long)
+    targets = torch.full((len(options), width), pad_id, dtype=torch.long)
+    option_mask = torch.zeros((len(options), width), dtype=prompt_mask.dtype)
+    for position, tokens in enumerate(options):
+        inputs[position, : len(tokens) - 1] = torch.tensor(tokens[:-1])
+        targets[position, : len(tokens) - 1] = torch.tensor(tokens[1:])
+        option_mask[position, : len(tokens) - 1] = 1
+    inputs, targets, option_mask = (tensor.to(loaded.device) for tensor in (inputs, targets, option_mask))
+    row_index = torch.tensor(rows, device=loaded.device)
+    cache.batch_select_indices(row_index)
+    attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
+    positions = prompt_lengths[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
+    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, position_ids=positions,
+                           past_key_values=cache, use_cache=True)
+    logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
+    picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1) * option_mask
+    return picked.sum(dim=1).tolist()
