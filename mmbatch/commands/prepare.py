@@ -20,13 +20,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "render each row's prompt and write one prepared .tsv or .parquet file.",
     )
     parser.add_argument("--benchmark", required=True, metavar="NAME",
-                        help="mmbench (also CCBench and any MMBench-style MCQ file), mme, seedbench, seedbench2")
+                        help="mmbench (also any MMBench-style MCQ file), ccbench, mme, seedbench, seedbench2")
     parser.add_argument("--input", required=True, type=Path, metavar="PATH",
                         help="the benchmark's file (.tsv, .parquet, .xlsx, .json) or folder")
     parser.add_argument("--output", required=True, type=Path, metavar="FILE",
                         help="the prepared file to write: .tsv or .parquet")
     parser.add_argument("--media-root", type=Path, metavar="DIR",
-                        help="folder that image/video paths are relative to (default: the input's folder)")
+                        help="folder that image/video paths are relative to (default: the input's folder, or the "
+                        "MME release folder itself)")
     parser.add_argument("--prompt-template", metavar="NAME",
                         help="vlmevalkit, llava, seed-likelihood or mme (default: the benchmark's own)")
     parser.add_argument("--mode", choices=["generate", "likelihood"],
