@@ -145,6 +145,29 @@ def bench_likelihood(loaded, rows, letters: bool) -> None:
     print(f"  max |log-prob difference| {max_diff:.2e}")
 
 
+def bench_row_batching(loaded, rows, batch_size: int) -> None:
+    """The backend's likelihood path with ``batch_size`` rows per prompt pass vs one row per pass (ABBA, best of 2)."""
+    from mmbatch.backends.base import BackendOptions
+    from mmbatch.backends.hf.backend import HFBackend
+
+    def run(size: int):
+        backend = HFBackend(BackendOptions(model="bench", batch_size=size), loaded)
+        return [result for batch in backend.loglikelihood(rows) for result in batch]
+
+    times: dict[int, list[float]] = {1: [], batch_size: []}
+    scores: dict[int, list] = {}
+    for size in (batch_size, 1, 1, batch_size):
+        seconds, results = timed(run, size)
+        times[size].append(seconds)
+        scores[size] = [value for result in results for value in result.choice_logprobs]
+    single, batched = min(times[1]), min(times[batch_size])
+    max_diff = max(abs(a - b) for a, b in zip(scores[1], scores[batch_size], strict=True))
+    print(f"likelihood through the backend ({len(rows)} rows, 4 option texts):")
+    print(f"  1 row per prompt pass    {len(rows) / single:.2f} q/s")
+    print(f"  {batch_size} rows per prompt pass   {len(rows) / batched:.2f} q/s")
+    print(f"  ratio {single / batched:.2f}x; max |log-prob difference| {max_diff:.2e}")
+
+
 def prompt_tokens(loaded, request) -> int:
     """Tokens of the row's prompt as the model sees it (image tokens included)."""
     from mmbatch.backends.hf.messages import chat_text, encode
@@ -187,7 +210,9 @@ def bench_generation(loaded, rows, batch_size: int, repeats: int, max_new_tokens
 def main() -> None:
     """Build the model, run both benchmarks and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer rows and repeats (about a minute)")
+    parser.add_argument("--quick", action="store_true", help="fewer rows and repeats")
+    parser.add_argument("--only", choices=["likelihood", "rows", "generation"], default=None,
+                        help="run one part only")
     parser.add_argument("--shape", choices=sorted(SHAPES), default="cpu")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")
@@ -210,14 +235,16 @@ def main() -> None:
     parameters = sum(parameter.numel() for parameter in model.parameters()) / 1e6
     print(f"model: random-weight LLaVA, shape {args.shape} ({parameters:.0f}M parameters), {args.dtype} on "
           f"{device}, {torch.get_num_threads()} CPU threads; built in {time.perf_counter() - started:.1f} s")
-    rows = 3 if args.quick else 6
     with torch.inference_mode():
-        bench_likelihood(loaded, likelihood_rows(rows), letters=False)
-        bench_likelihood(loaded, likelihood_rows(2 if args.quick else 4, letters=True), letters=True)
-    # MMBench-style rows: the options are listed in the prompt and the model answers with a letter.
-    generation_rows = likelihood_rows(args.batch_size, letters=True)
-    bench_generation(loaded, generation_rows, args.batch_size, repeats=2 if args.quick else 3,
-                     max_new_tokens=8 if args.quick else 16)
+        if args.only in (None, "likelihood"):
+            bench_likelihood(loaded, likelihood_rows(3 if args.quick else 6), letters=False)
+            bench_likelihood(loaded, likelihood_rows(2 if args.quick else 4, letters=True), letters=True)
+        if args.only in (None, "rows"):
+            bench_row_batching(loaded, likelihood_rows(args.batch_size), batch_size=args.batch_size)
+    if args.only in (None, "generation"):
+        # MMBench-style rows: the options are listed in the prompt and the model answers with a letter.
+        bench_generation(loaded, likelihood_rows(args.batch_size, letters=True), args.batch_size,
+                         repeats=2 if args.quick else 3, max_new_tokens=8 if args.quick else 16)
 
 
 if __name__ == "__main__":
