@@ -126,10 +126,10 @@ def test_multi_token_options_take_one_prompt_pass_and_one_batched_pass(backend):
     assert calls[0] == 2
 
 
-def test_a_batch_of_rows_shares_one_prompt_pass_and_one_option_pass(tmp_path_factory):
-    """Rows of different prompt lengths, left-padded into one prompt pass; positions must not shift."""
-    model_dir = session_model_dir(tmp_path_factory, "llava")
-    wide = create_backend(BackendOptions(model=str(model_dir), batch_size=8, dtype="float32"))
+def test_a_batch_of_rows_shares_one_prompt_pass_and_one_option_pass(backend):
+    """Rows of different prompt lengths and image counts, left-padded into one prompt pass; positions must not
+    shift."""
+    wide = create_backend(BackendOptions(model=backend.options.model, batch_size=8, dtype="float32"))
     requests = [request for request in make_requests() if request.images]
     requests.append(Request(index=8, prompt="Which one? " * 6, images=[image(30, 60, "blue")], options=list("ABCD")))
     calls, handle = count_forward_passes(wide)
