@@ -110,7 +110,7 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
             "mode": mode,
             "circular": options.circular,
             "limit": options.limit,
-            "media_root": None if options.media_root is None else str(options.media_root),
+            "media_root": str(effective_media_root(options.input, options.media_root)),
             "max_pixels": options.max_pixels,
             "rows": summary.rows,
             "groups": summary.groups,
@@ -120,6 +120,16 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     }
     write_table(frame, options.output, metadata)
     return summary
+
+
+def effective_media_root(input_path: Path, media_root: Path | None) -> Path:
+    """The folder relative media paths were resolved against, as an absolute path for ``infer`` to reuse.
+
+    Readers default to the input folder itself, or the folder holding the input file, when ``--media-root`` is absent.
+    """
+    if media_root is not None:
+        return Path(media_root).resolve()
+    return (input_path if input_path.is_dir() else input_path.parent).resolve()
 
 
 def with_prompts(frame: pl.DataFrame, template: str, mode: str) -> pl.DataFrame:
