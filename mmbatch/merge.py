@@ -41,6 +41,8 @@ class MergeSummary:
     """Rows with an ``error`` (a rerun of their shard retries them)."""
     checked_against: str
     """How completeness was checked: ``prepared file PATH`` or ``shard records``."""
+    leftover_progress: Path | None = None
+    """The shards' shared progress folder when it still exists (no longer needed once merged)."""
 
 
 def merge_predictions(inputs: list[Path], output: Path, *, prepared: Path | None = None) -> MergeSummary:
@@ -63,7 +65,9 @@ def merge_predictions(inputs: list[Path], output: Path, *, prepared: Path | None
     metadata = _merged_metadata(tables[0].metadata, infers, inputs, merged.height)
     write_table(merged, output, metadata)
     failed = merged.filter(pl.col("error").is_not_null()).height if "error" in merged.columns else 0
-    return MergeSummary(output, len(inputs), merged.height, failed, checked_against)
+    progress = infers[0].get("progress_dir")
+    leftover = Path(progress) if progress and Path(progress).is_dir() else None
+    return MergeSummary(output, len(inputs), merged.height, failed, checked_against, leftover)
 
 
 def _infer_metadata(path: Path, table: Table) -> dict[str, Any]:

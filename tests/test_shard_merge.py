@@ -55,6 +55,7 @@ def test_merged_shards_equal_a_single_run(sharded: Path, tmp_path: Path) -> None
     result = run_cli("merge", "--output", str(merged), *map(str, reversed(shard_files(sharded))))
     assert result.returncode == 0, result.stderr
     assert "21 rows from 3 files" in result.stdout and "prepared file" in result.stdout
+    assert "preds.parquet.partial is no longer needed" in result.stdout
     single = read_table(sharded / "single.parquet").frame.drop(VOLATILE)
     assert read_table(merged).frame.drop(VOLATILE).equals(single)
     assert read_metadata(merged)["infer"]["shard"] == "0/1"
@@ -72,15 +73,18 @@ def test_merge_names_missing_rows_and_shards(sharded: Path, tmp_path: Path) -> N
     moved.mkdir()
     for f in files:
         shutil.copy(f, moved / f.name)
-    (sharded / "prep.parquet").rename(sharded / "prep.hidden")
+    (sharded / "prep.parquet").rename(sharded / "prep.hidden.parquet")
     try:
         copies = [moved / f.name for f in files]
         gap = run_cli("merge", "--output", str(tmp_path / "m.parquet"), str(copies[0]), str(copies[2]))
         assert gap.returncode == 2 and "shard(s) 1/3 missing" in gap.stderr
+        named = run_cli("merge", "--output", str(tmp_path / "m.parquet"), "--prepared",
+                        str(sharded / "prep.hidden.parquet"), str(copies[0]), str(copies[2]))
+        assert named.returncode == 2 and ", ".join(map(str, expected[:3])) in named.stderr
         ok = run_cli("merge", "--output", str(tmp_path / "m.parquet"), *map(str, copies))
         assert ok.returncode == 0 and "shard records" in ok.stdout
     finally:
-        (sharded / "prep.hidden").rename(sharded / "prep.parquet")
+        (sharded / "prep.hidden.parquet").rename(sharded / "prep.parquet")
     assert not (tmp_path / "m.parquet").exists() or read_table(tmp_path / "m.parquet").frame.height == 21
 
 

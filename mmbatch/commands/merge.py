@@ -38,4 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if summary.failed:
         console.print(f"merge: {summary.failed} rows carry an error; rerun their shard to retry them, then merge "
                       "again", soft_wrap=True, markup=False, highlight=False)
+    if summary.leftover_progress is not None:
+        console.print(f"merge: the shards' progress folder {summary.leftover_progress} is no longer needed; "
+                      "remove it to free the space", soft_wrap=True, markup=False, highlight=False)
     return EXIT_OK
