@@ -123,3 +123,15 @@ def test_a_merged_file_at_the_output_path_counts_as_finished(sharded: Path, tmp_
     assert half.returncode == 0 and "10 already done, 0 to run" in half.stderr
     assert read_table(folder / "preds.shard-1-of-2.parquet").frame["error"].null_count() == 10
     assert pl.read_parquet(folder / "preds.parquet").height == 21
+
+
+def test_more_shards_than_rows(tmp_path: Path) -> None:
+    prepared = write_prepared(tmp_path / "prep.parquet", prepared_frame(2, copies=1))
+    for k in range(3):
+        assert infer(prepared, tmp_path / "p.parquet", "--shard", f"{k}/3").returncode == 0
+    empty = read_table(tmp_path / "p.shard-2-of-3.parquet").frame
+    assert empty.height == 0 and "prediction" in empty.columns and "g_index" in empty.columns
+    files = [str(tmp_path / f"p.shard-{k}-of-3.parquet") for k in range(3)]
+    merged = run_cli("merge", "--output", str(tmp_path / "m.parquet"), *files)
+    assert merged.returncode == 0, merged.stderr
+    assert read_table(tmp_path / "m.parquet").frame["prediction"].to_list() == ["B", "C"]

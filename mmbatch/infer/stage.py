@@ -96,7 +96,7 @@ def run_infer(options: InferOptions) -> InferSummary:
         finally:
             backend.close()
 
-    final = _finished_rows(journal, shard_indices, rows.columns)
+    final = _finished_rows(journal, carried, rows.columns)
     metadata = _metadata(table, options, settings, backend_settings, shard=str(shard), shard_rows=rows.height,
                          journal_dir=journal.dir)
     write_table(final, output, metadata)
@@ -133,10 +133,12 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
     return tokens
 
 
-def _finished_rows(journal: RowJournal, shard_indices: pl.Series, input_columns: list[str]) -> pl.DataFrame:
+def _finished_rows(journal: RowJournal, carried: pl.DataFrame, input_columns: list[str]) -> pl.DataFrame:
+    """The shard's committed rows in output form; every row of the shard must be there."""
+    shard_indices = carried["index"]
     committed = journal.rows()
-    if committed is None:
-        committed = pl.DataFrame({"index": pl.Series([], dtype=pl.Int64)})
+    if committed is None:  # an empty shard (more shards than rows)
+        committed = carried.head(0)
     rows = committed.filter(pl.col("index").is_in(shard_indices.implode()))
     missing = set(shard_indices.to_list()) - set(rows["index"].to_list())
     if missing:  # cannot happen unless parts were deleted while running; never write an incomplete output
