@@ -34,6 +34,8 @@ INFER_KEY_VARIABLES = ("OPENAI_API_KEY",)
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 """Used when no base URL is given (nor ``OPENAI_BASE_URL`` set)."""
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
+KEYLESS_PLACEHOLDER = "EMPTY"
+"""The key sent to servers that need none (vLLM's convention); the ``openai`` package refuses to run without one."""
 MAX_RETRY_AFTER_S = 300.0
 """A ``Retry-After`` longer than this is capped (a server asking for an hour is treated as asking for 5 minutes)."""
 
@@ -90,15 +92,20 @@ class _Failure:
     message: str
     retryable: bool
     retry_after_s: float | None = None
+    status: int | None = None
+    """The HTTP status when the server answered one (None for transport problems and garbage bodies)."""
+    said: str = ""
+    """The server's own error message (scrubbed), with ``status``."""
 
 
 class ChatClient:
     """Chat completions against one server, ``concurrency`` at a time, with retries.
 
-    Plain HTTP (aiohttp) rather than the ``openai`` package: at 32 requests in flight the package's request
-    building and validation cost ~20 ms of CPU per call on a small machine, which capped a 50 ms judge at 5x;
-    aiohttp's C parser makes the client a small share of the time. Create and use it inside one event loop (see
-    :class:`EventLoopRunner`); ``aclose`` when done.
+    The transport is the ``openai`` package (one ``AsyncOpenAI`` and one connection pool for the client's life, with
+    room for ``concurrency`` connections); its own retries are off because mmbatch's loop below retries, so that
+    ``Retry-After``, the attempt count and the error text are the same for every server. Replies are read raw and
+    parsed here, so a 200 that is not a chat completion is a retryable failure rather than an exception from the
+    package's models. Create and use it inside one event loop (see :class:`EventLoopRunner`); ``aclose`` when done.
     """
 
     def __init__(self, settings: ClientSettings, *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
@@ -106,11 +113,7 @@ class ChatClient:
         self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL).rstrip("/")
         self.where = "the official OpenAI API" if self.base_url == OFFICIAL_BASE_URL else self.base_url
         """The server, for messages."""
-        self._headers = {"Content-Type": "application/json", "User-Agent": "mmbatch"}
-        if settings.api_key:
-            self._headers["Authorization"] = f"Bearer {settings.api_key}"
-        self._session: Any = None
-        self._proxy = proxy_for(self.base_url)
+        self._client: Any = None
         self._semaphore = asyncio.Semaphore(settings.concurrency)
         self._sleep = sleep
         self.retries = 0
@@ -121,19 +124,25 @@ class ChatClient:
         """Whether the server is the official API and no key was found (every call would be refused)."""
         return self.base_url == OFFICIAL_BASE_URL and not self.settings.api_key
 
-    def _http(self) -> Any:
-        """The HTTP session, made on first use inside the running loop (aiohttp wants it there)."""
-        if self._session is None:
-            import aiohttp
+    def _openai(self) -> Any:
+        """The ``AsyncOpenAI`` client, made on first use inside the running loop (its pool belongs to that loop)."""
+        if self._client is None:
+            import openai
 
-            self._session = aiohttp.ClientSession(
-                timeout=aiohttp.ClientTimeout(total=self.settings.timeout_s),
-                connector=aiohttp.TCPConnector(limit=self.settings.concurrency),
+            limits = type(openai.DEFAULT_CONNECTION_LIMITS)(max_connections=self.settings.concurrency,
+                                                             max_keepalive_connections=self.settings.concurrency)
+            self._client = openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self.settings.api_key or KEYLESS_PLACEHOLDER, max_retries=0,
+                timeout=self.settings.timeout_s,
+                http_client=openai.DefaultAsyncHttpxClient(limits=limits, timeout=self.settings.timeout_s),
             )
-        return self._session
+        return self._client
 
     async def chat(self, body: dict[str, Any]) -> ChatReply:
-        """Send one chat completion request (``model``, ``messages``, ``temperature``...) and return its reply.
+        """Send one chat completion request and return its reply.
+
+        Args:
+            body: keyword arguments of ``chat.completions.create`` (``model``, ``messages``, ``temperature``...).
 
         Raises:
             ChatCallError: the request failed after ``max_retries`` retries, or failed in a way retrying cannot fix.
@@ -157,29 +166,28 @@ class ChatClient:
         base = min(self.settings.backoff_s * 2 ** (attempt - 1), self.settings.max_backoff_s)
         return base * random.uniform(0.5, 1.5)  # jitter: many rows retrying at once must not retry in lockstep
 
-    async def _request(self, method: str, path: str, body: dict[str, Any] | None = None
-                       ) -> tuple[int, dict[str, str], bytes] | _Failure:
-        """One HTTP exchange; transport problems come back as a retryable failure."""
-        import aiohttp
+    async def _exchange(self, send: Callable[[Any], Awaitable[Any]]) -> tuple[int, bytes] | _Failure:
+        """One HTTP exchange through the package: ``(status, body)``, or the failure (transport or HTTP status)."""
+        import openai
 
         try:
-            async with self._http().request(method, self.base_url + path, json=body, headers=self._headers,
-                                            proxy=self._proxy) as resp:
-                return resp.status, {k.lower(): v for k, v in resp.headers.items()}, await resp.read()
-        except asyncio.TimeoutError:
+            raw = await send(self._openai())
+        except openai.APITimeoutError:
             return _Failure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
-        except aiohttp.ClientError as exc:
-            return _Failure(self.scrub(f"cannot reach {self.where} ({type(exc).__name__}: {exc})"), True)
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            return _Failure(self.scrub(f"cannot reach {self.where} ({type(cause).__name__}: {cause})"), True)
+        except openai.APIStatusError as exc:
+            code, said = exc.status_code, self.scrub(_error_message(exc.response.content))
+            return _Failure(f"HTTP {code} from {self.where}: {said}", code in RETRYABLE_STATUS or code >= 500,
+                            parse_retry_after(exc.response.headers.get("retry-after")), status=code, said=said)
+        return raw.http_response.status_code, raw.http_response.content
 
     async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Failure:
-        response = await self._request("POST", "/chat/completions", body)
+        response = await self._exchange(lambda client: client.chat.completions.with_raw_response.create(**body))
         if isinstance(response, _Failure):
             return response
-        code, headers, content = response
-        if code != 200:
-            return _Failure(self.scrub(f"HTTP {code} from {self.where}: {_error_message(content)}"),
-                            code in RETRYABLE_STATUS or code >= 500, parse_retry_after(headers.get("retry-after")))
-        return self._parse(content)
+        return self._parse(response[1])
 
     def _parse(self, content: bytes) -> ChatReply | _Failure:
         try:
@@ -202,22 +210,20 @@ class ChatClient:
         Raises:
             BadInputError: unreachable server, refused key, or an unknown model (exit status 2).
         """
-        response = await self._request("GET", "/models")
+        response = await self._exchange(lambda client: client.models.with_raw_response.list())
         if isinstance(response, _Failure):
+            if response.status in (404, 405):
+                await self._probe_with_chat(model)  # some servers have no /models: a 1-token call tells the same
+                return
+            if response.status in (401, 403):
+                raise BadInputError(f"{self.where} refused the API key (HTTP {response.status}); "
+                                    "check OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY")
+            if response.status is not None:
+                raise BadInputError(f"{self.where} answered HTTP {response.status} to a probe: {response.said}")
             raise BadInputError(f"cannot reach {self.where}; is the server running and the URL right? "
                                 f"({response.message})")
-        code, _, content = response
-        if code in (404, 405):
-            await self._probe_with_chat(model)  # some servers have no /models: a 1-token call tells the same
-            return
-        if code in (401, 403):
-            raise BadInputError(f"{self.where} refused the API key (HTTP {code}); "
-                                "check OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY")
-        if code != 200:
-            raise BadInputError(self.scrub(f"{self.where} answered HTTP {code} to a probe: "
-                                           f"{_error_message(content)}"))
         try:
-            served = [str(item["id"]) for item in json.loads(content)["data"]]
+            served = [str(item["id"]) for item in json.loads(response[1])["data"]]
         except (ValueError, KeyError, TypeError):
             raise BadInputError(f"{self.where}/models is not an OpenAI-compatible model list") from None
         if served and model not in served:
@@ -238,24 +244,9 @@ class ChatClient:
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-
-def proxy_for(url: str) -> str | None:
-    """The proxy from ``HTTPS_PROXY``/``HTTP_PROXY`` for ``url``, unless ``NO_PROXY`` exempts its host.
-
-    Looked up once per client: aiohttp's ``trust_env`` looks it up in a thread for every request, which cost more
-    CPU than the request itself at high concurrency.
-    """
-    import urllib.parse
-    import urllib.request
-
-    parts = urllib.parse.urlsplit(url)
-    if parts.hostname is None or urllib.request.proxy_bypass(parts.hostname):
-        return None
-    return urllib.request.getproxies().get(parts.scheme)
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
 
 
 def _error_message(content: bytes) -> str:
