@@ -152,6 +152,7 @@ def bench_row_batching(loaded, rows, batch_size: int) -> None:
 
     def run(size: int):
         backend = HFBackend(BackendOptions(model="bench", batch_size=size), loaded)
+        backend.rows_per_prompt_pass = size  # what a GPU gets; a CPU backend defaults to 1
         return [result for batch in backend.loglikelihood(rows) for result in batch]
 
     times: dict[int, list[float]] = {1: [], batch_size: []}

@@ -130,6 +130,8 @@ def test_a_batch_of_rows_shares_one_prompt_pass_and_one_option_pass(backend):
     """Rows of different prompt lengths and image counts, left-padded into one prompt pass; positions must not
     shift."""
     wide = create_backend(BackendOptions(model=backend.options.model, batch_size=8, dtype="float32"))
+    assert wide.rows_per_prompt_pass == 1  # on a CPU; the GPU setting is what this test checks
+    wide.rows_per_prompt_pass = 8
     requests = [request for request in make_requests() if request.images]
     requests.append(Request(index=8, prompt="Which one? " * 6, images=[image(30, 60, "blue")], options=list("ABCD")))
     calls, handle = count_forward_passes(wide)
@@ -185,6 +187,7 @@ def test_out_of_memory_prompt_pass_is_retried_with_fewer_rows(backend):
     requests = [request for request in make_requests() if request.images][:2]
     expected = collect(backend, requests)
     wide = create_backend(BackendOptions(model=backend.options.model, batch_size=2, dtype="float32"))
+    wide.rows_per_prompt_pass = 2
 
     def fail_above_one_prompt(module, args, kwargs):
         if kwargs.get("pixel_values") is not None and kwargs["input_ids"].shape[0] > 1:

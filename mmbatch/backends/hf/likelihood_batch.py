@@ -19,8 +19,13 @@ from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
 
-def score_batch(loaded: LoadedModel, batch: list[Request]) -> list[Result]:
+def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int) -> list[Result]:
     """Score the options of every row of ``batch`` (rows that all have images or none has).
+
+    Args:
+        loaded: The model.
+        batch: The rows.
+        rows_per_pass: How many rows share one prompt pass.
 
     Raises:
         Exception: Whatever the model or processor raises for the batch as a whole; the caller retries smaller
@@ -42,9 +47,12 @@ def score_batch(loaded: LoadedModel, batch: list[Request]) -> list[Result]:
             # No options, an empty option or a merged boundary: the row-by-row path scores or rejects it.
             alone.append(request)
     results = {result.index: result for result in (score_request(loaded, request) for request in alone)}
+    scores: list[list[OptionScore]] = []
+    for start in range(0, len(batched), rows_per_pass):
+        group = batched[start : start + rows_per_pass]
+        scores += score_rows(loaded, [context for _, context, _ in group], [request.images for request, _, _ in group],
+                             [options for _, _, options in group])
     if batched:
-        scores = score_rows(loaded, [context for _, context, _ in batched],
-                            [request.images for request, _, _ in batched], [options for _, _, options in batched])
         share_ms = (time.perf_counter() - started) * 1000 / len(batch)
         for (request, _, _), row_scores in zip(batched, scores, strict=True):
             results[request.index] = Result(
