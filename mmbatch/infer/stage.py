@@ -77,11 +77,7 @@ def run_infer(options: InferOptions) -> InferSummary:
 
     rows = shard.select(table.frame)
     carried = rows.select(carried_columns(rows.columns))
-    shard_indices = rows["index"]
-    committed = journal.rows()
-    done = set() if committed is None else set(
-        committed.filter(pl.col("index").is_in(shard_indices.implode()) & pl.col("error").is_null())["index"]
-        .to_list())
+    done = _done_indices(journal, rows["index"])
     todo = rows.filter(~pl.col("index").is_in(list(done)))
     _say(f"infer: shard {shard}: {rows.height} rows, {len(done)} already done, {todo.height} to run -> {output}")
 
@@ -108,6 +104,15 @@ def run_infer(options: InferOptions) -> InferSummary:
         failed=failed.height, output_tokens=tokens, wall_s=time.monotonic() - started,
         failed_examples=tuple(f"{i}: {e}" for i, e in failed.select("index", "error").head(MAX_FAILED_SHOWN).rows()),
     )
+
+
+def _done_indices(journal: RowJournal, shard_indices: pl.Series) -> set[int]:
+    """Indices of the shard that earlier runs (of any shard count) finished without an error."""
+    committed = journal.rows()
+    if committed is None:
+        return set()
+    finished = committed.filter(pl.col("index").is_in(shard_indices.implode()) & pl.col("error").is_null())
+    return set(finished["index"].to_list())
 
 
 def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, carried: pl.DataFrame,
