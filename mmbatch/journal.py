@@ -73,9 +73,12 @@ class RowJournal:
                     f"({', '.join(changed)} differ); use a new --output, or --force to discard it",
                     path=self.output,
                 )
-            shutil.rmtree(self.dir, ignore_errors=True)
-            self.output.unlink(missing_ok=True)
-            break
+            # Discard only what was made with other settings: another shard's output or the shared progress of
+            # runs that already use the new settings stay.
+            if where == self.dir:
+                shutil.rmtree(self.dir, ignore_errors=True)
+            else:
+                self.output.unlink(missing_ok=True)
         self.dir.mkdir(parents=True, exist_ok=True)
         with atomic_path(self.dir / SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(self.settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -48,3 +48,19 @@ def test_finished_files_with_other_settings_are_ignored(tmp_path: Path) -> None:
     other = RowJournal(tmp_path / "s1.parquet", {"m": 2}, settings_key="infer.resume", finished=(whole,),
                        progress_dir=tmp_path / "q")
     assert other.done_indices() == set()
+
+
+def test_force_discards_only_what_has_other_settings(tmp_path: Path) -> None:
+    shared = tmp_path / "preds.parquet.partial"
+    old_output = tmp_path / "preds.shard-1-of-2.parquet"
+    write_table(rows([2]), old_output, {"infer": {"resume": {"m": "old"}}})
+    RowJournal(tmp_path / "preds.shard-0-of-2.parquet", {"m": "old"}, settings_key="infer.resume",
+               progress_dir=shared).commit(rows([9]))
+    # Shard 0 is forced to new settings: the old shared progress goes, and it commits new rows.
+    shard0 = RowJournal(tmp_path / "preds.shard-0-of-2.parquet", {"m": "new"}, settings_key="infer.resume",
+                        progress_dir=shared, force=True)
+    assert shard0.done_indices() == set()
+    shard0.commit(rows([1]))
+    # Shard 1, forced later: only its own old output goes; shard 0's new progress stays.
+    shard1 = RowJournal(old_output, {"m": "new"}, settings_key="infer.resume", progress_dir=shared, force=True)
+    assert not old_output.exists() and shard1.done_indices() == {1}
