@@ -54,6 +54,12 @@ for position in "${!prepared_files[@]}"; do
 done
 [[ $infer_rc -eq 0 ]] || echo "infer: some rows failed (see their 'error' column); a rerun retries only them"
 
+# A reference "model" for the report: the echo backend answers every MMBench row with its ground truth, so its
+# CircularEval is 100 % and the report shows two models side by side.
+say "infer (reference): the echo backend answers the MMBench rows with their ground truth"
+python3 -m mmbatch infer --input "$out/mmbench.prepared.parquet" --output "$out/mmbench-echo.predictions.parquet" \
+    --backend echo --model answer
+
 # --- extract: every predictions file -> extracted choices with the official rules only (--no-judge), then the MMBench
 # predictions once more with an LLM judge: a local OpenAI-compatible test server stands in for it here (for the real
 # one: export OPENAI_API_KEY and drop --judge-base-url; --judge-model gpt-3.5-turbo-0125 reproduces the leaderboard).
