@@ -142,7 +142,7 @@ class ChatClient:
         """Send one chat completion request and return its reply.
 
         Args:
-            body: keyword arguments of ``chat.completions.create`` (``model``, ``messages``, ``temperature``...).
+            body: the JSON request body (``model``, ``messages``, ``temperature``...), sent as given.
 
         Raises:
             ChatCallError: the request failed after ``max_retries`` retries, or failed in a way retrying cannot fix.
@@ -184,8 +184,8 @@ class ChatClient:
         return raw
 
     async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Failure:
-        # The package's generic POST with the body as JSON and the reply as bytes: ``chat.completions.create`` would
-        # walk every message through its type-driven parameter transform first, a fifth of the client's CPU per call.
+        # The package's generic POST: the body goes out as given (server-specific keys such as vLLM's need no
+        # ``extra_body``) and the reply comes back as bytes, which ``_parse`` checks (a garbage 200 is retryable).
         response = await self._exchange(lambda client: client.post("/chat/completions", body=body, cast_to=bytes))
         if isinstance(response, _Failure):
             return response
