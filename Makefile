@@ -28,7 +28,6 @@ test: install airflow-env
 
 lint: install
 	$(PYTHON) -m ruff check mmbatch tests bench examples
-	$(PYTHON) -m ruff format --check mmbatch tests bench examples || true
 	hadolint Dockerfile
 
 typecheck: install
