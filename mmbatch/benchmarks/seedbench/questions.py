@@ -2,7 +2,7 @@
 
 SEED-Bench-1 and -2 ship ``{"questions": [...], "question_type": {name: id}}``; SEED-Bench-2-Plus and some mirrors
 ship the list of questions alone, so both are accepted. Dimension names are read from ``question_type``; the
-built-in tables below are used only when a file has none.
+built-in tables of :mod:`~mmbatch.benchmarks.seedbench.dimensions` serve files that have none.
 """
 
 from __future__ import annotations
@@ -14,24 +14,6 @@ from typing import Any
 from mmbatch.errors import BadInputError
 
 LETTERS = ("A", "B", "C", "D")
-
-SEED1_DIMENSIONS: dict[int, str] = {
-    1: "Scene Understanding", 2: "Instance Identity", 3: "Instance Attributes", 4: "Instance Location",
-    5: "Instances Counting", 6: "Spatial Relation", 7: "Instance Interaction", 8: "Visual Reasoning",
-    9: "Text Understanding", 10: "Action Recognition", 11: "Action Prediction", 12: "Procedure Understanding",
-}
-"""SEED-Bench-1 dimensions (current DATASET.md; the 2023 version swapped 3 and 4, hence reading the file first)."""
-
-SEED2_DIMENSIONS: dict[int, str] = {
-    **{k: v for k, v in SEED1_DIMENSIONS.items() if k <= 9},
-    10: "Celebrity Recognition", 11: "Landmark Recognition", 12: "Chart Understanding",
-    13: "Visual Referring Expression", 14: "Science Knowledge", 15: "Emotion Recognition", 16: "Visual Mathematics",
-    17: "Difference Spotting", 18: "Meme Comprehension", 19: "Global Video Understanding", 20: "Action Recognition",
-    21: "Action Prediction", 22: "Procedure Understanding", 23: "In-Context Captioning",
-    24: "Interleaved Image-Text Analysis", 25: "Text-to-Image Generation", 26: "Next Image Prediction",
-    27: "Text-Image Creation",
-}
-"""SEED-Bench-2 dimensions."""
 
 
 def load_questions(path: Path) -> tuple[list[dict[str, Any]], dict[int, str] | None]:

@@ -17,8 +17,9 @@ from typing import Any
 import polars as pl
 
 from mmbatch.benchmarks.base import ReadOptions
+from mmbatch.benchmarks.seedbench.dimensions import SEED1_DIMENSIONS
 from mmbatch.benchmarks.seedbench.media_files import MediaChecker
-from mmbatch.benchmarks.seedbench.questions import SEED1_DIMENSIONS, load_questions
+from mmbatch.benchmarks.seedbench.questions import load_questions
 from mmbatch.benchmarks.seedbench.records import extra_fields, shared_fields
 from mmbatch.benchmarks.seedbench.rows import rows_to_frame
 from mmbatch.errors import BadInputError

@@ -19,8 +19,9 @@ from typing import Any
 import polars as pl
 
 from mmbatch.benchmarks.base import ReadOptions
+from mmbatch.benchmarks.seedbench.dimensions import SEED2_DIMENSION_NAMES
 from mmbatch.benchmarks.seedbench.media_files import MediaChecker
-from mmbatch.benchmarks.seedbench.questions import SEED2_DIMENSIONS, load_questions
+from mmbatch.benchmarks.seedbench.questions import load_questions
 from mmbatch.benchmarks.seedbench.read import media_root_of, refuse_circular
 from mmbatch.benchmarks.seedbench.records import extra_fields, shared_fields
 from mmbatch.benchmarks.seedbench.rows import rows_to_frame
@@ -60,7 +61,7 @@ class SeedBench2Reader:
         with progress("checking SEED-Bench-2 media", total=len(records), unit="questions") as bar:
             for index, record in enumerate(records):
                 rows.append(seed2_row(record, index=index, path=path, media=media,
-                                      dimension_names=names or SEED2_DIMENSIONS, benchmark=self.name))
+                                      dimension_names=names or SEED2_DIMENSION_NAMES, benchmark=self.name))
                 bar.advance()
         return rows_to_frame(rows)
 

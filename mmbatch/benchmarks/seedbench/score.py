@@ -17,6 +17,8 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from mmbatch.benchmarks.seedbench.dimensions import SEED1_DIMENSIONS, SEED1_VIDEO_DIMENSIONS, SEED2_LEVELS, SEED2_PARTS
+from mmbatch.benchmarks.seedbench.dimensions import SEED2_DIMENSION_NAMES as SEED2_DIMENSIONS
 from mmbatch.score.plan import (
     STRATUM,
     CellLevel,
@@ -28,38 +30,6 @@ from mmbatch.score.plan import (
     groups_in_order,
     macro_mean,
 )
-
-SEED1_DIMENSIONS: dict[int, str] = {
-    1: "Scene Understanding", 2: "Instance Identity", 3: "Instance Attributes", 4: "Instance Location",
-    5: "Instances Counting", 6: "Spatial Relation", 7: "Instance Interaction", 8: "Visual Reasoning",
-    9: "Text Understanding", 10: "Action Recognition", 11: "Action Prediction", 12: "Procedure Understanding",
-}
-"""SEED-Bench-1 ``question_type`` (used only when a row has no ``category``)."""
-SEED1_VIDEO_DIMENSIONS = (10, 11, 12)
-
-SEED2_DIMENSIONS: dict[int, str] = {
-    **{k: v for k, v in SEED1_DIMENSIONS.items() if k <= 8}, 9: "Text Understanding",
-    10: "Celebrity Recognition", 11: "Landmark Recognition", 12: "Chart Understanding",
-    13: "Visual Referring Expression", 14: "Science Knowledge", 15: "Emotion Recognition", 16: "Visual Mathematics",
-    17: "Difference Spotting", 18: "Meme Comprehension", 19: "Global Video Understanding", 20: "Action Recognition",
-    21: "Action Prediction", 22: "Procedure Understanding", 23: "In-Context Captioning",
-    24: "Interleaved Image-Text Analysis", 25: "Text-to-Image Generation", 26: "Next Image Prediction",
-    27: "Text-Image Creation",
-}
-"""SEED-Bench-2 ``question_type`` (used only when a row has no ``category``)."""
-
-SEED2_PARTS: tuple[tuple[str, range], ...] = (
-    ("Single-Image & Text Comprehension", range(1, 17)),
-    ("Multiple-Images & Text Comprehension", range(17, 19)),
-    ("Video & Text Comprehension", range(19, 23)),
-    ("Interleaved Image & Text Comprehension", range(23, 25)),
-    ("Image Generation", range(25, 27)),
-    ("Image & Text Generation", range(27, 28)),
-)
-"""SEED-Bench-2 ``subpart`` of each dimension (used when a row has no ``l2-category``)."""
-
-SEED2_LEVELS: tuple[tuple[str, int, int], ...] = (("L1", 1, 22), ("L2", 23, 24), ("L3", 25, 27))
-"""(level, first and last dimension it adds); levels are cumulative: L2 covers dims 1-24."""
 
 STATS = ("questions", "right", "unmatched", "failed")
 
