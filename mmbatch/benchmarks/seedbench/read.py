@@ -10,6 +10,7 @@ from the file's ``question_type``, ``l2-category`` = ``data_type`` (``image``/``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,18 +67,27 @@ class SeedBench1Reader:
         Raises:
             BadInputError: a bad record or media file, naming the file, row index and column.
         """
-        path = Path(path)
-        refuse_circular(path, options)
-        records, names = load_questions(path)
-        media = MediaChecker(media_root_of(path, options), path, options.max_pixels)
-        records = records[: options.limit] if options.limit is not None else records
-        rows: list[dict[str, Any]] = []
-        with progress("checking SEED-Bench-1 media", total=len(records), unit="questions") as bar:
-            for index, record in enumerate(records):
-                rows.append(seed1_row(record, index=index, path=path, media=media,
-                                      dimension_names=names or SEED1_DIMENSIONS, benchmark=self.name))
-                bar.advance()
-        return rows_to_frame(rows)
+        return read_seed_file(Path(path), options, benchmark=self.name, label="SEED-Bench-1",
+                              default_names=SEED1_DIMENSIONS, build_row=seed1_row)
+
+
+def read_seed_file(path: Path, options: ReadOptions, *, benchmark: str, label: str, default_names: dict[int, str],
+                   build_row: Callable[..., dict[str, Any]]) -> pl.DataFrame:
+    """The prepared rows of a SEED question file, each made by ``build_row`` with its media checked.
+
+    Dimension names come from the file's ``question_type`` table, else from ``default_names``.
+    """
+    refuse_circular(path, options)
+    records, names = load_questions(path)
+    media = MediaChecker(media_root_of(path, options), path, options.max_pixels)
+    records = records[: options.limit] if options.limit is not None else records
+    rows: list[dict[str, Any]] = []
+    with progress(f"checking {label} media", total=len(records), unit="questions") as bar:
+        for index, record in enumerate(records):
+            rows.append(build_row(record, index=index, path=path, media=media,
+                                  dimension_names=names or default_names, benchmark=benchmark))
+            bar.advance()
+    return rows_to_frame(rows)
 
 
 def seed1_row(record: dict[str, Any], *, index: int, path: Path, media: MediaChecker,

@@ -21,12 +21,9 @@ import polars as pl
 from mmbatch.benchmarks.base import ReadOptions
 from mmbatch.benchmarks.seedbench.dimensions import SEED2_DIMENSION_NAMES
 from mmbatch.benchmarks.seedbench.media_files import MediaChecker
-from mmbatch.benchmarks.seedbench.questions import load_questions
-from mmbatch.benchmarks.seedbench.read import media_root_of, refuse_circular
+from mmbatch.benchmarks.seedbench.read import read_seed_file
 from mmbatch.benchmarks.seedbench.records import extra_fields, shared_fields
-from mmbatch.benchmarks.seedbench.rows import rows_to_frame
 from mmbatch.errors import BadInputError
-from mmbatch.progress import progress
 
 VIDEO_DATA_TYPE = "Video"
 """SEED-Bench-2's ``data_type`` of the video dimensions 19-22 (8 frame images each)."""
@@ -52,18 +49,8 @@ class SeedBench2Reader:
         Raises:
             BadInputError: a bad record or media file, naming the file, row index and column.
         """
-        path = Path(path)
-        refuse_circular(path, options)
-        records, names = load_questions(path)
-        media = MediaChecker(media_root_of(path, options), path, options.max_pixels)
-        records = records[: options.limit] if options.limit is not None else records
-        rows: list[dict[str, Any]] = []
-        with progress("checking SEED-Bench-2 media", total=len(records), unit="questions") as bar:
-            for index, record in enumerate(records):
-                rows.append(seed2_row(record, index=index, path=path, media=media,
-                                      dimension_names=names or SEED2_DIMENSION_NAMES, benchmark=self.name))
-                bar.advance()
-        return rows_to_frame(rows)
+        return read_seed_file(Path(path), options, benchmark=self.name, label="SEED-Bench-2",
+                              default_names=SEED2_DIMENSION_NAMES, build_row=seed2_row)
 
 
 def seed2_row(record: dict[str, Any], *, index: int, path: Path, media: MediaChecker,
