@@ -108,6 +108,26 @@ def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
     ]
 
 
+def option_tensors(loaded: LoadedModel, options: list[list[int]], mask_dtype: Any) -> tuple[Any, Any, Any]:
+    """Right-padded inputs (tokens 1..n-1), targets (tokens 2..n) and mask of the options, on the model's device.
+
+    The first token of each option is scored from the prompt pass's last logits, so the option pass feeds the
+    option's tokens but its last and predicts each next one.
+    """
+    import torch
+
+    width = max(len(tokens) for tokens in options) - 1
+    pad_id = loaded.processor.tokenizer.pad_token_id
+    inputs = torch.full((len(options), width), pad_id, dtype=torch.long)
+    targets = torch.full((len(options), width), pad_id, dtype=torch.long)
+    option_mask = torch.zeros((len(options), width), dtype=mask_dtype)
+    for row, tokens in enumerate(options):
+        inputs[row, : len(tokens) - 1] = torch.tensor(tokens[:-1])
+        targets[row, : len(tokens) - 1] = torch.tensor(tokens[1:])
+        option_mask[row, : len(tokens) - 1] = 1
+    return inputs.to(loaded.device), targets.to(loaded.device), option_mask.to(loaded.device)
+
+
 def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: list[list[int]]) -> Any:
     """Run all options at once on the repeated prompt cache.
 
@@ -119,16 +139,7 @@ def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: lis
     """
     import torch
 
-    width = max(len(tokens) for tokens in options) - 1
-    pad_id = loaded.processor.tokenizer.pad_token_id
-    inputs = torch.full((len(options), width), pad_id, dtype=torch.long)
-    targets = torch.full((len(options), width), pad_id, dtype=torch.long)
-    option_mask = torch.zeros((len(options), width), dtype=prompt_mask.dtype)
-    for row, tokens in enumerate(options):
-        inputs[row, : len(tokens) - 1] = torch.tensor(tokens[:-1])
-        targets[row, : len(tokens) - 1] = torch.tensor(tokens[1:])
-        option_mask[row, : len(tokens) - 1] = 1
-    inputs, targets, option_mask = (tensor.to(loaded.device) for tensor in (inputs, targets, option_mask))
+    inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
     cache.batch_repeat_interleave(len(options))
     attention_mask = torch.cat([prompt_mask.expand(len(options), -1), option_mask], dim=1)
     outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, past_key_values=cache, use_cache=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.boundaries import split_continuation
-from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits, score_request
+from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits, option_tensors, score_request
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
@@ -102,16 +102,8 @@ def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, prompt_lengt
     """Score tokens 2.. of each option on its row's cached prompt; returns one sum per option."""
     import torch
 
-    width = max(len(tokens) for tokens in options) - 1
-    pad_id = loaded.processor.tokenizer.pad_token_id
-    inputs = torch.full((len(options), width), pad_id, dtype=torch.long)
-    targets = torch.full((len(options), width), pad_id, dtype=torch.long)
-    option_mask = torch.zeros((len(options), width), dtype=prompt_mask.dtype)
-    for position, tokens in enumerate(options):
-        inputs[position, : len(tokens) - 1] = torch.tensor(tokens[:-1])
-        targets[position, : len(tokens) - 1] = torch.tensor(tokens[1:])
-        option_mask[position, : len(tokens) - 1] = 1
-    inputs, targets, option_mask = (tensor.to(loaded.device) for tensor in (inputs, targets, option_mask))
+    inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
+    width = inputs.shape[1]
     row_index = torch.tensor(rows, device=loaded.device)
     cache.batch_select_indices(row_index)
     attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
