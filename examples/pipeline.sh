@@ -34,9 +34,10 @@ if [[ -z "${MMBATCH:-}" ]]; then
 fi
 rows_failed=0
 
-# mmbatch TARGET GPU ARGS...: one mmbatch command in IMAGE:TARGET, or locally. GPU: a device number (that GPU
-# alone), "all", or "" (none: the light stages, and servers or echo, which need no local GPU).
-mmbatch() {
+# in_image TARGET GPU ARGS...: one mmbatch command in IMAGE:TARGET, or locally. GPU: a device number (that GPU
+# alone), "all", or "" (none: the light stages, and servers or echo, which need no local GPU). Not named `mmbatch`:
+# a shell function of that name would shadow the installed command that MMBATCH names and call itself.
+in_image() {
     local target=$1 gpu=$2
     shift 2
     if [[ "${MMBATCH_NO_DOCKER:-0}" == 1 ]]; then
@@ -78,7 +79,7 @@ infer_shards() {
     for ((k = 0; k < NUM_SHARDS; k++)); do
         local device=""
         [[ -n "$infer_gpu" ]] && device=$k
-        mmbatch full "$device" infer "${infer_args[@]}" --shard "$k/$NUM_SHARDS" &
+        in_image full "$device" infer "${infer_args[@]}" --shard "$k/$NUM_SHARDS" &
         pids+=($!)
     done
     for pid in "${pids[@]}"; do
@@ -89,7 +90,7 @@ infer_shards() {
     [[ $status == 0 ]] || return "$status"
     local shards=()
     for ((k = 0; k < NUM_SHARDS; k++)); do shards+=("$out/predictions.shard-$k-of-$NUM_SHARDS.parquet"); done
-    mmbatch light "" merge --output "$out/predictions.parquet" "${shards[@]}"
+    in_image light "" merge --output "$out/predictions.parquet" "${shards[@]}"
 }
 
 infer_args=(--input "$out/prepared.parquet" --output "$out/predictions.parquet" --backend "$BACKEND" --model "$MODEL")
@@ -101,17 +102,17 @@ judge_args=(--no-judge)
 [[ -n "$JUDGE_MODEL" ]] && judge_args=(--judge-model "$JUDGE_MODEL")
 mkdir -p "$out"
 
-stage prepare mmbatch light "" prepare --benchmark "$BENCHMARK" --input "$INPUT" --output "$out/prepared.parquet"
+stage prepare in_image light "" prepare --benchmark "$BENCHMARK" --input "$INPUT" --output "$out/prepared.parquet"
 if ((NUM_SHARDS > 1)); then
     stage "infer ($NUM_SHARDS shards)" infer_shards
 else
-    stage infer mmbatch full "$infer_gpu" infer "${infer_args[@]}"
+    stage infer in_image full "$infer_gpu" infer "${infer_args[@]}"
 fi
 # The predictions file is what a GPU team hands to an evaluation team: check it before going on.
-stage validate mmbatch light "" validate "$out/predictions.parquet"
-stage extract mmbatch light "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
+stage validate in_image light "" validate "$out/predictions.parquet"
+stage extract in_image light "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
     "${judge_args[@]}"
-stage score mmbatch light "" score --input "$out/extracted.parquet" --output "$out/metrics.json"
+stage score in_image light "" score --input "$out/extracted.parquet" --output "$out/metrics.json"
 
 printf '\npipeline: metrics in %s/metrics.json\n' "$out"
 if ((rows_failed)); then

@@ -30,19 +30,24 @@ def out_dir() -> Iterator[str]:
     shutil.rmtree(REPO_ROOT / relative, ignore_errors=True)
 
 
+def _executable(path: Path, target: str) -> None:
+    path.write_text(f"#!/bin/sh\nexec {sys.executable} {target} \"$@\"\n")
+    path.chmod(0o755)
+
+
 def run_pipeline(out: str, env: dict[str, str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``examples/pipeline.sh OUT`` as the README says, with an ``mmbatch`` command on PATH (no ``MMBATCH``)."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
-    docker = bin_dir / "docker"
-    docker.write_text(f"#!/bin/sh\nexec {sys.executable} {FAKE_DOCKER} \"$@\"\n")
-    docker.chmod(0o755)
-    settings = {"BENCHMARK", "INPUT", "BACKEND", "MODEL", "NUM_SHARDS", "BASE_URL", "JUDGE_MODEL", "IMAGE"}
+    _executable(bin_dir / "docker", str(FAKE_DOCKER))
+    # The installed console script, as `pip install` puts it on PATH (this checkout's package: cwd is the repo).
+    _executable(bin_dir / "mmbatch", "-m mmbatch")
+    settings = {"BENCHMARK", "INPUT", "BACKEND", "MODEL", "NUM_SHARDS", "BASE_URL", "JUDGE_MODEL", "IMAGE", "MMBATCH"}
     inherited = {key: value for key, value in os.environ.items() if key not in settings}
-    full_env = {**inherited, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-                "MMBATCH": f"{sys.executable} -m mmbatch", "HF_HOME": str(tmp_path / "hf"),
+    full_env = {**inherited, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HF_HOME": str(tmp_path / "hf"),
                 "FAKE_DOCKER_LOG": str(tmp_path / "docker.log"), "OPENAI_API_KEY": SECRET, "COLUMNS": "200", **env}
     # Run from the repository root, as a user would: paths are relative to it and it is what Docker mounts.
-    return subprocess.run(["bash", str(PIPELINE.relative_to(REPO_ROOT)), out], capture_output=True, text=True,
+    return subprocess.run([str(PIPELINE.relative_to(REPO_ROOT)), out], capture_output=True, text=True,
                           env=full_env, cwd=REPO_ROOT, timeout=600)
 
 
