@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -299,14 +299,34 @@ def tsv_text_frame(frame: pl.DataFrame) -> pl.DataFrame:
 
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it to ``path``, on failure remove it."""
+    """Yield a temporary path beside ``path``; on success rename it to ``path``, on failure remove it.
+
+    The file gets the permissions of a normally created one (``0666`` less the umask: ``0644`` under umask 022), so
+    outputs handed to another uid on a shared volume or served by a web server stay readable.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = _create_beside(path)
     try:
         yield tmp
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _create_beside(path: Path) -> Path:
+    """Create a new empty file with a unique temporary name beside ``path`` and return its path.
+
+    ``tempfile.mkstemp`` creates files with mode 0600 whatever the umask; opening with ``O_EXCL`` and mode 0666 lets
+    the kernel apply the umask as for any normally created file, without reading the process-wide umask (which cannot
+    be read without setting it, a race with other threads).
+    """
+    for _ in range(100):
+        candidate = path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return candidate
+    raise FileExistsError(f"no free temporary name beside {path}")
