@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from mmbatch.extract.choice_rules import match_answer_is, match_choice, match_letter_token, match_option_text
+from mmbatch.extract.choice_rules import (
+    CHOICE_RULES,
+    ChoiceRules,
+    match_answer_is,
+    match_choice,
+    match_letter_token,
+    match_option_text,
+)
 
 CARS = {"A": "red car", "B": "blue car", "C": "green bus", "D": "yellow truck"}
 
@@ -94,10 +101,15 @@ def test_refusals_give_z(refusal: str) -> None:
     assert match_choice(refusal, CARS) == "Z"
 
 
-def test_api_failure_never_matches() -> None:
+def test_api_failure_never_matches_a_letter() -> None:
     assert match_choice("Failed to obtain answer via API. A", CARS) is None
     assert match_choice("Failed to obtain answer via API, the answer is B", CARS) is None
-    assert match_choice("Failed to obtain answer via API blue car", CARS) is None
+
+
+def test_api_failure_still_goes_through_option_texts_in_every_era() -> None:
+    # VLMEvalKit's can_infer_option returns False on the marker, and can_infer then tries can_infer_text anyway.
+    for rules in CHOICE_RULES.values():
+        assert match_choice("Failed to obtain answer via API blue car", CARS, rules) == "B"
 
 
 def test_option_text_matching() -> None:
@@ -146,3 +158,45 @@ def test_chinese_predictions() -> None:
     assert match_choice("答案是 B", choices) == "B"
     assert match_choice("图中是一只兔子", choices) == "B"
     assert match_choice("选项：C。", choices) is None  # "C。" is one token: the full-width stop is not a separator
+
+
+# ----------------------------------------------------------------------------- VLMEvalKit's rules of each era
+
+Y2024, Y2025, TODAY = CHOICE_RULES["vlmevalkit-2024"], CHOICE_RULES["vlmevalkit-2025"], CHOICE_RULES["vlmevalkit"]
+GIRAFFE = {"A": "Giraffe is next to the sunset", "B": "Giraffe and sunset have no overlap",
+           "C": "Giraffe is in front of the sunset", "D": "Giraffe and sunset are overlapping"}
+"""SEEDBench_IMG index 25022 (VILA-13B's answer in VLMEvalKit's published file)."""
+TOKENS = {"A": "牙牌", "B": "腰排", "C": "虎符", "D": "鱼符"}
+"""CCBench index 2000122 (VILA-13B)."""
+TOKEN_ANSWER = ("牙牌是一种传统的中国文物，由象牙、木材或骨头制成，上面雕刻有文字、图案和装饰物。"
+                "它通常用于书写文章、留言或者纪念重要事件。")
+
+
+def test_2024_letter_counts_anywhere_later_eras_only_among_the_last_four_tokens() -> None:
+    assert match_choice("C. Giraffe and sunset are overlapping", GIRAFFE, Y2024) == "C"
+    # Since pull request 1175 the leading C is too far from the end; the text of D matches instead.
+    assert match_choice("C. Giraffe and sunset are overlapping", GIRAFFE, Y2025) == "D"
+    assert match_choice("C. Giraffe and sunset are overlapping", GIRAFFE, TODAY) == "D"
+
+
+def test_2024_matches_option_text_in_an_answer_of_any_length() -> None:
+    assert match_choice(TOKEN_ANSWER, TOKENS, Y2024) == "A"
+    assert match_choice(TOKEN_ANSWER, TOKENS, Y2025) is None  # longer than twice the option texts (16 characters)
+    assert match_choice(TOKEN_ANSWER, TOKENS, TODAY) is None
+
+
+def test_answer_is_only_since_2026() -> None:
+    long_reason = "The answer is B because the cat is black and small"
+    assert match_choice(long_reason, CARS, TODAY) == "B"
+    assert match_choice(long_reason, CARS, Y2025) is None  # B is the 4th of 11 tokens, the text is too long
+    assert match_choice(long_reason, CARS, Y2024) == "B"  # a lone letter anywhere
+    assert match_choice("the answer is c, a bus that is green and very long indeed yes", CARS, TODAY) == "C"
+    assert match_choice("the answer is c, a bus that is green and very long indeed yes", CARS, Y2024) is None
+
+
+@pytest.mark.parametrize("rules", list(CHOICE_RULES.values()), ids=list(CHOICE_RULES))
+def test_steps_every_era_shares(rules: ChoiceRules) -> None:
+    assert match_choice("B or C", CARS, rules) is None
+    assert match_choice("Z", CARS, rules) == "Z"
+    assert match_choice("Cannot determine the answer", CARS, rules) == "Z"
+    assert match_choice("a red car next to a blue car", CARS, rules) is None

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.extract.choice_rules import CHOICE_RULES, DEFAULT_CHOICE_RULES
 from mmbatch.options import positive_int
 
 YES_NO_RULES = ("official", "vlmevalkit")
@@ -44,6 +45,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--retry-backoff", type=float, default=1.0,
                         help="first retry delay in seconds, doubled each retry, with jitter; a Retry-After header "
                         "wins (default 1)")
+    parser.add_argument("--choice-rules", choices=tuple(CHOICE_RULES), default=DEFAULT_CHOICE_RULES,
+                        help="MCQ answers: the era of VLMEvalKit's can_infer: vlmevalkit (today's, default), "
+                        "vlmevalkit-2025 (Aug 2025 - Jun 2026), vlmevalkit-2024 (the rules of numbers published "
+                        "2024 - mid-2025); recorded in the output")
     parser.add_argument("--yes-no-rule", choices=YES_NO_RULES, default="official",
                         help="MME: official (the MME tool's rule, default) or vlmevalkit (word rule, judge for "
                         "Unknown)")
@@ -73,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
         input=args.input, output=args.output, benchmark=args.benchmark, model_name=args.model_name,
         use_judge=not args.no_judge, judge_model=args.judge_model, judge_base_url=args.judge_base_url,
         judge_cache=args.judge_cache, concurrency=args.concurrency, request_timeout_s=args.timeout,
-        max_retries=args.max_retries, retry_backoff_s=args.retry_backoff, yes_no_rule=args.yes_no_rule,
+        max_retries=args.max_retries, retry_backoff_s=args.retry_backoff, choice_rules=args.choice_rules,
+        yes_no_rule=args.yes_no_rule,
         likelihood_reduction=args.likelihood_reduction, unmatched=args.unmatched, seed=args.seed,
         skip_failed_groups=args.skip_failed_groups, force=args.force,
     )

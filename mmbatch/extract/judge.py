@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from mmbatch.benchmarks.mme.yes_no import vlmevalkit_yes_no
-from mmbatch.extract.choice_rules import NONE_OF_THE_OPTIONS, match_choice
+from mmbatch.extract.choice_rules import CURRENT, NONE_OF_THE_OPTIONS, ChoiceRules, match_choice
 from mmbatch.extract.judge_cache import JudgeCache
 from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.openai_client import ChatCallError, ChatClient
@@ -45,10 +45,11 @@ class JudgeStats:
 class Judge:
     """Decides judge tasks with one model through one client and one cache."""
 
-    def __init__(self, client: ChatClient, cache: JudgeCache, model: str) -> None:
+    def __init__(self, client: ChatClient, cache: JudgeCache, model: str, rules: ChoiceRules = CURRENT) -> None:
         self.client = client
         self.cache = cache
         self.model = model
+        self.rules = rules
         self.stats = JudgeStats()
 
     def is_cached(self, task: JudgeTask) -> bool:
@@ -64,7 +65,7 @@ class Judge:
             except ChatCallError as exc:
                 self.stats.failed_calls += 1
                 return Outcome(None, "error", self.model, raw, note="judge call failed", error=f"judge: {exc}")
-            parsed = parse_reply(task, raw)
+            parsed = parse_reply(task, raw, self.rules)
             if parsed is not None:
                 return Outcome(parsed, "judge", self.model, raw)
         tries = len(TEMPERATURES[task.kind])
@@ -85,10 +86,11 @@ class Judge:
         return reply.text
 
 
-def parse_reply(task: JudgeTask, reply: str) -> str | None:
-    """The judge's reply as a letter (or ``Z``) for MCQ, ``Yes``/``No`` for yes/no, or None."""
+def parse_reply(task: JudgeTask, reply: str, rules: ChoiceRules = CURRENT) -> str | None:
+    """The judge's reply as a letter (or ``Z``) for MCQ (VLMEvalKit parses it with the same ``can_infer`` as
+    predictions, so with the same era of rules), ``Yes``/``No`` for yes/no, or None."""
     if task.kind == "mcq":
-        return match_choice(reply, task.choices)
+        return match_choice(reply, task.choices, rules)
     return vlmevalkit_yes_no(reply)
 
 

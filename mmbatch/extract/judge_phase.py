@@ -12,6 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 
 from mmbatch.errors import BadInputError
+from mmbatch.extract.choice_rules import CHOICE_RULES
 from mmbatch.extract.judge import Judge, JudgeStats, random_fallback
 from mmbatch.extract.judge_cache import JudgeCache, default_cache_path
 from mmbatch.extract.options import ExtractOptions
@@ -43,7 +44,7 @@ class JudgeSession:
         self.cache = JudgeCache(options.judge_cache or default_cache_path(options.output))
         self.runner = EventLoopRunner()
         self.client = ChatClient(_client_settings(options))
-        self.judge = Judge(self.client, self.cache, options.judge_model)
+        self.judge = Judge(self.client, self.cache, options.judge_model, CHOICE_RULES[options.choice_rules])
 
     def __enter__(self) -> JudgeSession:
         return self

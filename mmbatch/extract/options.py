@@ -39,6 +39,9 @@ class ExtractOptions:
     """Retries of one judge request on 429, 5xx, timeouts and garbage."""
     retry_backoff_s: float = 1.0
     """First retry delay (doubled each retry, with jitter) when the server sends no ``Retry-After``."""
+    choice_rules: str = "vlmevalkit"
+    """MCQ answers: the era of VLMEvalKit's ``can_infer`` (``vlmevalkit`` today's, ``vlmevalkit-2025``,
+    ``vlmevalkit-2024``; see :data:`mmbatch.extract.choice_rules.CHOICE_RULES`)."""
     yes_no_rule: str = "official"
     """MME answers: ``official`` (the MME tool's prefix rule) or ``vlmevalkit`` (word rule, then the judge)."""
     likelihood_reduction: str = "sum"

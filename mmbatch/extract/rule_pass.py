@@ -12,7 +12,7 @@ from typing import Any
 
 from mmbatch.benchmarks.mme.yes_no import match_yes_no
 from mmbatch.errors import BadInputError
-from mmbatch.extract.choice_rules import match_choice
+from mmbatch.extract.choice_rules import CHOICE_RULES, match_choice
 from mmbatch.extract.judge_prompts import mcq_judge_prompt, yes_no_judge_prompt
 from mmbatch.extract.likelihood import best_option
 from mmbatch.extract.options import ExtractOptions
@@ -58,7 +58,7 @@ def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: Pa
     choices = present_choices(row)
     if not choices:
         return Outcome(None, "unmatched", note="the row has no options to match")
-    letter = match_choice(prediction, choices)
+    letter = match_choice(prediction, choices, CHOICE_RULES[options.choice_rules])
     if letter is not None:
         return Outcome(letter, "rule")
     if not options.use_judge:

@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
+from mmbatch.extract.choice_rules import CHOICE_RULES
 from mmbatch.extract.input_adapter import adapt_predictions
 from mmbatch.extract.judge_phase import GROUP_FAILED_NOTE, JudgeSession
 from mmbatch.extract.judge_prompts import MCQ_TEMPLATE_CN, MCQ_TEMPLATE_EN, YES_NO_TEMPLATE, template_hash
@@ -127,6 +128,7 @@ def _resume_settings(options: ExtractOptions) -> dict[str, Any]:
         "benchmark": options.benchmark,
         "judge": options.judge_model if options.use_judge else None,
         "judge_templates": template_hash(MCQ_TEMPLATE_EN, MCQ_TEMPLATE_CN, YES_NO_TEMPLATE),
+        "choice_rules": options.choice_rules,
         "yes_no_rule": options.yes_no_rule,
         "likelihood_reduction": options.likelihood_reduction,
         "unmatched": options.unmatched,
@@ -205,6 +207,7 @@ def _extract_metadata(options: ExtractOptions, input_format: str, summary: dict[
         "input_format": input_format,
         "benchmark": options.benchmark,
         "rule": RULE_VARIANT,
+        "choice_rules": {"name": options.choice_rules, "source": CHOICE_RULES[options.choice_rules].source},
         "yes_no_rule": options.yes_no_rule,
         "likelihood_reduction": options.likelihood_reduction,
         "judge": judge,
