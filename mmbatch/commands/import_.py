@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     from mmbatch.console import console, error_console
     from mmbatch.errors import BadInputError
     from mmbatch.interop.rows import ImportOptions
+    from mmbatch.schema.validate import answer_names_empty_option
     from mmbatch.tableio import file_format, write_table
 
     file_format(args.output, writing=True)
@@ -60,11 +61,16 @@ def run(args: argparse.Namespace) -> int:
     )
     module = importlib.import_module(IMPORT_FORMATS[args.format])
     result = module.import_rows(options)
-    settings = {**result.settings, "source": str(args.input), "questions": [str(q) for q in args.questions]}
+    unanswerable = int(answer_names_empty_option(result.frame).sum())
+    settings = {**result.settings, "source": str(args.input), "questions": [str(q) for q in args.questions],
+                "answers_naming_empty_option": unanswerable}
     write_table(result.frame, args.output, {"stage": "predictions", "import": settings})
     benchmarks = ", ".join(sorted(set(result.frame["benchmark"].to_list())))
     console.print(f"imported {result.frame.height} rows ({benchmarks}, model {settings.get('model')}) "
                   f"from {args.input} -> {args.output}", soft_wrap=True, markup=False, highlight=False)
+    if unanswerable:
+        error_console.print(f"note: {unanswerable} rows whose answer names an empty option: no answer can be right, "
+                            "they count wrong (as in VLMEvalKit)", soft_wrap=True, markup=False, highlight=False)
     if "answer" not in result.frame.columns or result.frame["answer"].is_null().all():
         error_console.print("note: the rows have no ground truth (`answer`): `mmbatch score` needs it; give the "
                             "question file that holds it with --questions, or use `mmbatch export` to submit",

@@ -27,6 +27,7 @@ from mmbatch.extract.rule_pass import decide_by_rules, group_key
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
 from mmbatch.prompts import is_missing
+from mmbatch.schema.validate import answer_names_empty_option
 from mmbatch.tableio import file_format, read_table, write_table
 
 RESUME_KEY = "extract_resume"
@@ -81,7 +82,8 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     methods = [outcomes[int(i)].method for i in frame["index"]]
     skipped = sum(outcomes[int(i)].note == GROUP_FAILED_NOTE for i in frame["index"])
     summary = run_summary(methods, stats, options.judge_model if options.use_judge else None, skipped,
-                          time.monotonic() - started)
+                          time.monotonic() - started,
+                          answers_naming_empty_option=int(answer_names_empty_option(frame).sum()))
     output = _with_outcomes(frame, outcomes)
     settings = {**_extract_metadata(options, input_format, summary),
                 "likelihood_scored": "letters" if letter_scoring else "option texts"}

@@ -37,10 +37,16 @@ def method_counts(methods: list[str]) -> dict[str, int]:
 
 
 def run_summary(methods: list[str], stats: JudgeStats | None, judge_model: str | None,
-                skipped_in_failed_groups: int, wall_s: float) -> dict[str, Any]:
-    """The figures recorded in the output metadata and printed at the end."""
+                skipped_in_failed_groups: int, wall_s: float, *, answers_naming_empty_option: int = 0
+                ) -> dict[str, Any]:
+    """The figures recorded in the output metadata and printed at the end.
+
+    ``answers_naming_empty_option``: rows whose answer is an option left empty (see
+    :func:`mmbatch.schema.validate.answer_names_empty_option`); they can only be counted wrong.
+    """
     summary: dict[str, Any] = {"rows": len(methods), "by_method": method_counts(methods),
-                               "not_judged_group_failed": skipped_in_failed_groups, "wall_s": round(wall_s, 3)}
+                               "not_judged_group_failed": skipped_in_failed_groups, "wall_s": round(wall_s, 3),
+                               "answers_naming_empty_option": answers_naming_empty_option}
     if stats is not None and judge_model is not None:
         summary["judge"] = {
             **asdict(stats),
@@ -57,6 +63,9 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     if summary["not_judged_group_failed"]:
         lines.append(f"  {summary['not_judged_group_failed']} rows not sent to the judge: their circular group "
                      "had already failed")
+    if summary.get("answers_naming_empty_option"):
+        lines.append(f"  {summary['answers_naming_empty_option']} rows whose answer names an empty option: no "
+                     "answer can be right, they count wrong (as in VLMEvalKit)")
     judge = summary.get("judge")
     if judge is not None:
         cost = judge["estimated_cost_usd"]

@@ -98,7 +98,7 @@ def validate_frame(frame: pl.DataFrame, stage: Stage) -> tuple[pl.DataFrame, lis
 
 
 def _apply_types(frame: pl.DataFrame, stage: Stage) -> tuple[pl.DataFrame, list[Violation]]:
-    violations = []
+    violations: list[Violation] = []
     casts = []
     for name, dtype in frame.schema.items():
         col = stage.column(name)
@@ -140,9 +140,26 @@ def _json_list_or_none(text: str) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+def answer_names_empty_option(frame: pl.DataFrame) -> pl.Series:
+    """Rows whose answer is the letter of an option column that is empty in that row (and that have other options).
+
+    VLMEvalKit's own tables have such rows: its SEEDBench_IMG table holds 33 questions whose correct option reads
+    ``None``, which pandas turned into a missing value. They are valid rows that can never be answered right (the
+    letter is not among the choices a model or a rule can pick), so they are accepted and counted wrong everywhere,
+    as VLMEvalKit counts them, and every command that meets them says how many there are.
+    """
+    letters = option_columns(frame.columns)
+    if not letters or "answer" not in frame.columns or frame.schema["answer"] != pl.String:
+        return pl.Series([False] * frame.height, dtype=pl.Boolean)
+    answer = pl.col("answer").str.strip_chars()
+    empty_named = pl.any_horizontal([(answer == letter) & pl.col(letter).is_null() for letter in letters])
+    others = pl.any_horizontal([pl.col(letter).is_not_null() for letter in letters])
+    return frame.select((empty_named & others).fill_null(False).alias("mask"))["mask"]
+
+
 def _option_violations(frame: pl.DataFrame) -> list[Violation]:
     letters = option_columns(frame.columns)
-    violations = []
+    violations: list[Violation] = []
     if not letters:
         return violations
     present = pl.concat_list(
@@ -153,6 +170,7 @@ def _option_violations(frame: pl.DataFrame) -> list[Violation]:
         has_options = checked["letters"].list.len() > 0
         answer = checked["answer"].str.strip_chars()
         mask = has_options & answer.is_not_null() & ~checked["letters"].list.contains(answer).fill_null(False)
+        mask = mask & ~answer_names_empty_option(frame)
         if mask.any():
             violations.append(Violation("answer is not one of the row's option letters", "answer",
                                         *_row_ids(frame, mask)))
