@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.interop.rows import with_imported_prompts
 
 CIRCULAR_OFFSET = 1_000_000
 """Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
@@ -59,6 +60,9 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
         fills.append(pl.when(likelihood).then(pl.lit("likelihood")).otherwise(pl.lit("generate")).alias("mode"))
     if fills:
         frame = frame.with_columns(fills)
+    if "prompt_template" not in frame.columns and "question" in frame.columns:
+        # Another tool prompted the model: record that, as `import` does, so the output is a valid extracted file.
+        frame = with_imported_prompts(frame)
     empty_benchmark = frame.filter(pl.col("benchmark").is_null())
     if empty_benchmark.height:
         raise BadInputError("empty benchmark; pass --benchmark", path=path, index=empty_benchmark["index"][0],

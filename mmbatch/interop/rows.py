@@ -66,6 +66,17 @@ class ExportResult:
     """Things the user must know (e.g. predictions whose line breaks were replaced)."""
 
 
+def with_imported_prompts(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the prompt columns of rows another tool prompted: ``prompt`` (the source's, else the
+    question), ``prompt_template`` = ``imported`` and ``prompt_hash``."""
+    prompt = pl.coalesce("prompt", "question") if "prompt" in frame.columns else pl.col("question")
+    frame = frame.with_columns(prompt.alias("prompt"))
+    return frame.with_columns(
+        pl.lit(IMPORTED_TEMPLATE).alias("prompt_template"),
+        pl.col("prompt").map_elements(prompt_hash, return_dtype=pl.String).alias("prompt_hash"),
+    )
+
+
 def finish_rows(frame: pl.DataFrame, *, model: str, path: Path) -> pl.DataFrame:
     """Fill the predictions-stage columns a foreign file lacks and check the result against the schema.
 
@@ -77,13 +88,7 @@ def finish_rows(frame: pl.DataFrame, *, model: str, path: Path) -> pl.DataFrame:
         BadInputError: the rows break the predictions schema (duplicate index, answer not an option, ...), naming
             the rows.
     """
-    prompt = pl.coalesce("prompt", "question") if "prompt" in frame.columns else pl.col("question")
-    frame = frame.with_columns(prompt.alias("prompt"))
-    frame = frame.with_columns(
-        pl.lit(IMPORTED_TEMPLATE).alias("prompt_template"),
-        pl.col("prompt").map_elements(prompt_hash, return_dtype=pl.String).alias("prompt_hash"),
-        pl.lit("generate").alias("mode"),
-    )
+    frame = with_imported_prompts(frame).with_columns(pl.lit("generate").alias("mode"))
     if "model" not in frame.columns:
         frame = frame.with_columns(pl.lit(model).alias("model"))
     else:

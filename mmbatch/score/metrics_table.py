@@ -89,7 +89,16 @@ def read_metrics(path: str | Path) -> Table:
     return table
 
 
-def _read_json_metrics(path: Path) -> Table:
+def read_metrics_rows(path: str | Path) -> Table:
+    """A ``.json`` metrics table as written, column types unchecked (for ``validate`` to report on).
+
+    Raises:
+        BadInputError: the file is missing or not a JSON list of rows.
+    """
+    return _read_json_metrics(Path(path), schema=None)
+
+
+def _read_json_metrics(path: Path, schema: dict[str, pl.DataType] | None = METRICS_SCHEMA) -> Table:
     if not path.is_file():
         raise BadInputError("no such file", path=path)
     try:
@@ -98,7 +107,15 @@ def _read_json_metrics(path: Path) -> Table:
         raise BadInputError(f"not a JSON metrics file ({exc})", path=path) from exc
     if not isinstance(rows, list):
         raise BadInputError("not a JSON metrics file: expected a list of rows", path=path)
-    frame = pl.DataFrame(rows, schema=METRICS_SCHEMA) if rows else pl.DataFrame(schema=METRICS_SCHEMA)
+    if not all(isinstance(row, dict) for row in rows):
+        raise BadInputError("not a JSON metrics file: expected a list of objects", path=path)
+    try:
+        if schema is None:
+            frame = pl.DataFrame(rows, infer_schema_length=None) if rows else pl.DataFrame(schema=METRICS_SCHEMA)
+        else:
+            frame = pl.DataFrame(rows, schema=schema) if rows else pl.DataFrame(schema=schema)
+    except (pl.exceptions.PolarsError, TypeError, ValueError) as exc:
+        raise BadInputError(f"not a JSON metrics file: the rows do not form a table ({exc})", path=path) from exc
     sidecar = metadata_sidecar(path)
     metadata = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
     return Table(frame, metadata)
