@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from mmbatch import __version__
 from mmbatch.errors import MmbatchError
-from mmbatch.options import apply_environment_defaults
+from mmbatch.options import apply_environment_defaults, unknown_variable_warnings
 
 COMMANDS: dict[str, str] = {
     "prepare": "mmbatch.commands.prepare",
@@ -56,9 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mmbatch`` console script; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        parser = build_parser()
+        for warning in unknown_variable_warnings(parser):
+            print(warning, file=sys.stderr)
+        args = parser.parse_args(argv)
         return int(args._run(args))
     except MmbatchError as exc:
         from mmbatch.console import error_console

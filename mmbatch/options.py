@@ -7,7 +7,12 @@ configure a stage without building a command line. An explicit command-line flag
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+from collections.abc import Callable
+from typing import Any
+
+from mmbatch.errors import BadInputError
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -18,26 +23,112 @@ def environment_variable(option: str) -> str:
     return "MMBATCH_" + option.lstrip("-").upper().replace("-", "_")
 
 
+OTHER_VARIABLES: dict[str, str] = {
+    "MMBATCH_NUM_SHARDS": "shard count with JOB_COMPLETION_INDEX (infer)",
+    "MMBATCH_JUDGE_API_KEY": "the judge's key (extract)",
+    "MMBATCH_ECHO_DELAY_S": "seconds per row of the echo backend (tests)",
+    "MMBATCH_NO_DOCKER": "examples/pipeline.sh: run the local install",
+    "MMBATCH_GPUS": "examples/airflow: GPUs per Docker host",
+    "MMBATCH_HOST_DATA": "examples/airflow: the host folder mounted at /data",
+    "MMBATCH_IMAGE_LIGHT": "examples/airflow: the light image tag",
+    "MMBATCH_IMAGE_FULL": "examples/airflow: the full image tag",
+}
+"""``MMBATCH_*`` variables that are not an option's: known, so never reported as typos."""
+
+
+class EnvironmentString(str):
+    """An option's default taken from its variable: a ``str`` (argparse converts string defaults with the option's
+    ``type``) that remembers the variable, so a bad value is reported under the variable's name."""
+
+    variable: str
+
+
 def apply_environment_defaults(parser: argparse.ArgumentParser) -> None:
-    """Set each long option's default from its ``MMBATCH_<OPTION>`` variable, when that is set."""
+    """Set each long option's default from its ``MMBATCH_<OPTION>`` variable, when that is set.
+
+    A value is checked (type and choices) only when the command that owns the option is parsed, and a bad one is a
+    :class:`BadInputError` naming the variable rather than a usage error about the option it stands for.
+
+    Raises:
+        BadInputError: a boolean or list variable with a bad value (those are converted here).
+    """
     for action in parser._actions:
         long_names = [s for s in action.option_strings if s.startswith("--")]
         if not long_names or isinstance(action, argparse._HelpAction | argparse._VersionAction):
             continue
-        value = os.environ.get(environment_variable(long_names[0]))
+        variable = environment_variable(long_names[0])
+        value = os.environ.get(variable)
         if value is None:
             continue
         if action.nargs == 0:  # store_true / store_false / BooleanOptionalAction
-            action.default = _parse_bool(value, environment_variable(long_names[0]))
+            action.default = _parse_bool(value, variable)
             if isinstance(action, argparse._StoreFalseAction):
                 action.default = not action.default
         elif action.nargs in ("+", "*"):
-            action.default = [action.type(v) if action.type else v for v in value.split()]
+            action.default = [_convert(action, variable, v, action.type) for v in value.split()]
         else:
-            action.default = value  # argparse applies ``type`` to string defaults
+            default = EnvironmentString(value)
+            default.variable = variable
+            action.default = default
+            action.type = _environment_checked(action)
         action.required = False
         if action.help and action.help != argparse.SUPPRESS:
-            action.help += f" [env {environment_variable(long_names[0])}]"
+            action.help += f" [env {variable}]"
+
+
+def _environment_checked(action: argparse.Action) -> Callable[[str], Any]:
+    """``action``'s type, checking a value from the environment itself (type and choices) under its name."""
+    convert = action.type
+
+    def checked(text: str) -> Any:
+        if isinstance(text, EnvironmentString):
+            return _convert(action, text.variable, text, convert)
+        return text if convert is None else convert(text)  # type: ignore[operator]
+
+    checked.__name__ = getattr(convert, "__name__", "str")
+    return checked
+
+
+def _convert(action: argparse.Action, variable: str, text: str, convert: Any) -> Any:
+    """``text`` from ``variable`` through the option's own type ``convert`` (None: as it is), then its choices."""
+    option = action.option_strings[-1]
+    try:
+        value = text if convert is None else convert(text)
+    except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+        reason = str(exc) if isinstance(exc, argparse.ArgumentTypeError) else \
+            f"expected {getattr(convert, '__name__', 'another value')}"
+        raise BadInputError(f"{variable}={text!r} is not a valid {option} ({reason}); fix or unset the variable") \
+            from None
+    if action.choices is not None and value not in action.choices:
+        choices = ", ".join(str(choice) for choice in action.choices)
+        raise BadInputError(f"{variable}={text!r} is not a valid {option} (choose from {choices}); fix or unset "
+                            "the variable")
+    return value
+
+
+def option_variables(parser: argparse.ArgumentParser) -> set[str]:
+    """The ``MMBATCH_*`` variable of every long option of ``parser`` and of its commands."""
+    names = set()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                names |= option_variables(sub)
+        names.update(environment_variable(s) for s in action.option_strings if s.startswith("--"))
+    return names
+
+
+def unknown_variable_warnings(parser: argparse.ArgumentParser) -> list[str]:
+    """A warning for each set ``MMBATCH_*`` variable that no option or feature reads (a typo is otherwise silent),
+    naming the closest known one."""
+    known = option_variables(parser) | set(OTHER_VARIABLES)
+    warnings = []
+    for name in sorted(os.environ):
+        if not name.startswith("MMBATCH_") or name in known:
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        warnings.append(f"warning: {name} is set but no mmbatch option reads it, so it is ignored{hint}")
+    return warnings
 
 
 def _parse_bool(value: str, name: str) -> bool:
@@ -46,7 +137,7 @@ def _parse_bool(value: str, name: str) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise SystemExit(f"mmbatch: error: {name}={value!r} is not a boolean (use 1/0, true/false)")
+    raise BadInputError(f"{name}={value!r} is not a boolean (use 1/0, true/false); fix or unset the variable")
 
 
 def positive_int(text: str) -> int:
