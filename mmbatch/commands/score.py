@@ -28,6 +28,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="bootstrap replicates for 95%% percentile intervals in ci_low/ci_high (default 0: none)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bootstrap (default 0)")
+    parser.add_argument("--subset", choices=("all", "answered"), default="all",
+                        help="all (default): every row needs its ground truth; answered: score only the rows that "
+                        "have one (e.g. SEED-Bench predictions against the answers of its image questions), the "
+                        "coverage printed and recorded")
     return parser
 
 
@@ -40,12 +44,12 @@ def run(args: argparse.Namespace) -> int:
     from mmbatch.tableio import read_table, write_table
 
     check_metrics_path(args.output)
-    options = ScoreOptions(benchmark=args.benchmark, bootstrap=args.bootstrap, seed=args.seed)
+    options = ScoreOptions(benchmark=args.benchmark, bootstrap=args.bootstrap, seed=args.seed, subset=args.subset)
     table = read_table(args.input)
     result = score_frame(table.frame, options, path=args.input)
     rows_path = hits_path(args.output)
     settings = {**options.settings(), "input": str(args.input), "metrics_file": args.output.name,
-                "hits_file": rows_path.name, "warnings": list(result.warnings)}
+                "hits_file": rows_path.name, "warnings": list(result.warnings), "coverage": result.coverage}
     write_table(result.hits, rows_path, {**table.metadata, "stage": "hits", "score": settings})
     write_metrics(result.metrics, args.output, {**table.metadata, "stage": "scores", "score": settings})
     print_metrics(result.metrics, console)

@@ -77,12 +77,16 @@ def check_unique_index(frame: pl.DataFrame, path: Path | None) -> None:
                             path=path, index=duplicated["index"][0], column="index")
 
 
-def answered_rows(frame: pl.DataFrame, path: Path | None) -> tuple[pl.DataFrame, list[str]]:
+def answered_rows(frame: pl.DataFrame, path: Path | None, *, partial: bool = False
+                  ) -> tuple[pl.DataFrame, list[str]]:
     """The rows that can be scored, and a warning per split left out for having no ground truth at all.
+
+    ``partial``: a split with answers for some rows only is scored on those rows (``--subset answered``) instead
+    of refused; the caller reports the coverage.
 
     Raises:
         BadInputError: no row of a benchmark has an answer (a test split: use ``mmbatch export``), or a split
-            has answers for some rows only.
+            has answers for some rows only and ``partial`` is off.
     """
     answered = pl.col("answer").cast(pl.String).str.strip_chars().fill_null("") != ""
     splits = frame.group_by("benchmark", "split").agg(
@@ -91,9 +95,11 @@ def answered_rows(frame: pl.DataFrame, path: Path | None) -> tuple[pl.DataFrame,
     ).sort("benchmark", "split", nulls_last=True)
     warnings: list[str] = []
     for benchmark, split, n_answered, rows, first_missing in splits.iter_rows():
-        if 0 < n_answered < rows:
-            raise BadInputError(f"{rows - n_answered} of {rows} rows of {benchmark} split {split!r} have no answer",
-                                path=path, index=first_missing, column="answer")
+        if 0 < n_answered < rows and not partial:
+            where = f"{benchmark} split {split}" if split is not None else str(benchmark)
+            raise BadInputError(f"{rows - n_answered} of {rows} rows of {where} have no answer; score the answered "
+                                "rows alone with --subset answered (the coverage is printed and recorded), or give "
+                                "the ground truth of the others", path=path, index=first_missing, column="answer")
     for benchmark in splits["benchmark"].unique().sort().to_list():
         of_benchmark = splits.filter(pl.col("benchmark") == benchmark)
         if of_benchmark["answered"].sum() == 0:

@@ -20,6 +20,9 @@ from mmbatch.score.hits import FAILED, UNMATCHED, add_hits
 from mmbatch.score.metrics_table import PARTITION, metrics_frame
 from mmbatch.score.scorers import get_scorer
 
+SUBSETS = ("all", "answered")
+"""``--subset``: which rows ``score`` takes."""
+
 RESAMPLING = "groups (circular group, MME image, SEED row) with replacement within each category/subtask/dimension"
 """How ``--bootstrap`` resamples, as recorded in the metadata."""
 
@@ -34,10 +37,13 @@ class ScoreOptions:
     """Bootstrap replicates for the 95 % intervals (0: no intervals)."""
     seed: int = 0
     """Seed of the bootstrap; the same file and seed give the same intervals."""
+    subset: str = "all"
+    """``all``: every row must have its ground truth; ``answered``: score the rows that have one, the coverage
+    printed and recorded (e.g. predictions of a whole benchmark against the answers of its image questions)."""
 
     def settings(self) -> dict[str, Any]:
         """What is recorded under ``score`` in the output metadata."""
-        settings: dict[str, Any] = {"benchmark": self.benchmark, "bootstrap": self.bootstrap}
+        settings: dict[str, Any] = {"benchmark": self.benchmark, "bootstrap": self.bootstrap, "subset": self.subset}
         if self.bootstrap:
             settings |= {"seed": self.seed, "confidence": CONFIDENCE, "interval": "percentile",
                          "resampling": RESAMPLING}
@@ -54,6 +60,8 @@ class ScoreResult:
     """The scored rows with ``hit`` added."""
     warnings: tuple[str, ...] = field(default=())
     """Problems to show the user (splits without answers, MME images without two questions, ...)."""
+    coverage: dict[str, Any] = field(default_factory=dict)
+    """Rows in the input, rows scored, and the rows left out for having no answer, by ``data_type`` when known."""
 
 
 def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None = None) -> ScoreResult:
@@ -74,7 +82,16 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     frame = resolve_benchmarks(frame, options.benchmark, path)
     frame = _with_default_columns(frame)
     check_unique_index(frame, path)
-    frame, warnings = answered_rows(frame, path)
+    if options.subset not in SUBSETS:
+        raise BadInputError(f"--subset must be one of {', '.join(SUBSETS)}, not {options.subset!r}")
+    everything = frame
+    frame, warnings = answered_rows(frame, path, partial=options.subset == "answered")
+    coverage = _coverage(everything, frame)
+    if coverage["left_out"] and options.subset == "answered":
+        by_type = ", ".join(f"{kind} {count}" for kind, count in coverage["left_out_by_data_type"].items())
+        warnings.append(f"--subset answered: scored {coverage['scored']} of {coverage['rows']} rows "
+                        f"({100 * coverage['scored'] / coverage['rows']:.2f} %); {coverage['left_out']} rows without "
+                        f"an answer left out" + (f" ({by_type})" if by_type else ""))
     scorers = {name: get_scorer(name) for name in frame["benchmark"].unique().to_list()}
     hits = add_hits(frame, [name for name, s in scorers.items() if s.case_insensitive])
     parts = []
@@ -88,7 +105,18 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     if failed:
         warnings.append(f"{failed} rows failed upstream (an 'error' from infer or extract); they count as wrong")
     hits = hits.drop(UNMATCHED, FAILED)
-    return ScoreResult(metrics_frame(parts), hits, tuple(warnings))
+    return ScoreResult(metrics_frame(parts), hits, tuple(warnings), coverage)
+
+
+def _coverage(everything: pl.DataFrame, scored: pl.DataFrame) -> dict[str, Any]:
+    """How many rows were scored of how many, and the rows left out by ``data_type`` (when the rows have one)."""
+    left_out = everything.join(scored.select("benchmark", "index"), on=["benchmark", "index"], how="anti")
+    by_type: dict[str, int] = {}
+    if "data_type" in left_out.columns and left_out.height:
+        counts = left_out.group_by("data_type").len().sort("data_type", nulls_last=True)
+        by_type = {str(kind): int(count) for kind, count in counts.iter_rows()}
+    return {"rows": everything.height, "scored": scored.height, "left_out": left_out.height,
+            "left_out_by_data_type": by_type}
 
 
 def _describe(key: tuple[object, ...]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import polars as pl
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -31,7 +32,8 @@ def partition_table(part: pl.DataFrame, key: tuple[object, ...]) -> Table:
     title = f"{benchmark}" + (f" · {model}" if model else "") + (f" · split {split}" if split else "")
     values = part.filter(~pl.col("metric").is_in(COUNT_METRICS) | (pl.col("level") != "overall"))
     metric_names = list(dict.fromkeys(values["metric"].to_list()))
-    table = Table(title=title, title_justify="left")
+    # A title never wraps: a long model name under a narrow table would otherwise break over lines in logs.
+    table = Table(title=title, title_justify="left", min_width=cell_len(title))
     table.add_column("level")
     table.add_column("group")
     table.add_column("n", justify="right")
