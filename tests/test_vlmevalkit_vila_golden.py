@@ -11,10 +11,11 @@ import csv
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from mmbatch.cli import main
-from mmbatch.tableio import read_metadata
+from mmbatch.tableio import read_metadata, read_table
 
 MODELS = ("vila_13b", "vila_8b")
 MCQ_FILES = {"CCBench": ("mmbench", "circular_acc"), "SEEDBench_IMG": ("seedbench", "acc")}
@@ -89,3 +90,26 @@ def test_all_six_files_import_and_seed_scores_the_same_after_import(shared_data:
     rows = _score(tmp_path / "SEEDBench_IMG.parquet", tmp_path, "seedbench", "vlmevalkit-2024")
     _assert_printed(rows["acc:Overall"], _published(folder, f"{model}_SEEDBench_IMG")["Overall"])
     assert read_metadata(tmp_path / "extracted.parquet")["extract"]["counts"]["answers_naming_empty_option"] == 33
+
+
+@pytest.mark.parametrize(("model", "row_by_row"), [("vila_13b", 63.12), ("vila_8b", 57.36)])
+def test_seedbench2_with_repeated_indices_is_refused_unless_renumbered(shared_data: Path, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       model: str, row_by_row: float) -> None:
+    source = shared_data / "vlmevalkit_vila" / model / f"{model}_SEEDBench2.xlsx"
+    predictions = tmp_path / "predictions.parquet"
+    argv = ["import", "--format", "vlmevalkit", "--benchmark", "seedbench2", "--input", str(source),
+            "--output", str(predictions)]
+    assert main(argv) == 2
+    assert "3099 rows repeat an earlier row's index (210, 211," in capsys.readouterr().err
+    assert not predictions.exists()
+    assert main([*argv, "--duplicate-index", "renumber"]) == 0
+    assert "3099 rows repeated an earlier row's index and were renumbered: 210 -> " in capsys.readouterr().err
+    frame = read_table(predictions).frame
+    assert frame["index"].n_unique() == frame.height == 24371
+    renumbered = frame.filter(pl.col("source_index").is_not_null())
+    assert renumbered.height == 3099 and renumbered["index"].min() > frame["source_index"].max()
+    assert read_metadata(predictions)["import"]["renumbered_duplicate_indices"] == 3099
+    # Each row scored on its own answer (MANIFEST.md: 63.12 % and 57.36 % with the July-2024 rules).
+    rows = _score(predictions, tmp_path, "seedbench2", "vlmevalkit-2024")
+    assert round(rows["acc:Overall"]["value"], 2) == row_by_row

@@ -35,6 +35,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="question file joined with the answers: an MMBench TSV/xlsx, LLaVA question .jsonl or "
                         "MME question folder (llava-jsonl); a SEED-Bench JSON or a results file with gt_answer "
                         "(seed-results). May be given more than once")
+    parser.add_argument("--duplicate-index", choices=("refuse", "renumber"), default="refuse",
+                        help="vlmevalkit: a file that repeats an index (VLMEvalKit's SEEDBench2 table has 3,099) is "
+                        "refused (default) or, with renumber, imported with new indices past the largest for the "
+                        "repeats, the source's index kept in source_index and the renumbered rows listed")
     parser.add_argument("--model", help="model name to record (default: the one in the source, else its file name)")
     return parser
 
@@ -42,6 +46,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Import one file or folder and write the predictions file atomically."""
     import importlib
+
+    import polars as pl
 
     from mmbatch.console import console, error_console
     from mmbatch.errors import BadInputError
@@ -58,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         benchmark=args.benchmark.lower() if args.benchmark else None,
         questions=tuple(args.questions),
         model=args.model,
+        renumber_duplicates=args.duplicate_index == "renumber",
     )
+    if options.renumber_duplicates and args.format != "vlmevalkit":
+        raise BadInputError(f"--duplicate-index renumber applies to vlmevalkit files, not {args.format}")
     module = importlib.import_module(IMPORT_FORMATS[args.format])
     result = module.import_rows(options)
     unanswerable = int(answer_names_empty_option(result.frame).sum())
@@ -68,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
     benchmarks = ", ".join(sorted(set(result.frame["benchmark"].to_list())))
     console.print(f"imported {result.frame.height} rows ({benchmarks}, model {settings.get('model')}) "
                   f"from {args.input} -> {args.output}", soft_wrap=True, markup=False, highlight=False)
+    if "source_index" in result.frame.columns:
+        renumbered = result.frame.filter(pl.col("source_index").is_not_null()).select("source_index", "index")
+        pairs = ", ".join(f"{old} -> {new}" for old, new in renumbered.head(10).iter_rows())
+        more = f" and {renumbered.height - 10} more" if renumbered.height > 10 else ""
+        error_console.print(f"note: {renumbered.height} rows repeated an earlier row's index and were renumbered: "
+                            f"{pairs}{more} (all in the column source_index)", soft_wrap=True, markup=False,
+                            highlight=False)
     if unanswerable:
         error_console.print(f"note: {unanswerable} rows whose answer names an empty option: no answer can be right, "
                             "they count wrong (as in VLMEvalKit)", soft_wrap=True, markup=False, highlight=False)

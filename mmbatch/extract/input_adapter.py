@@ -37,7 +37,10 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
                             column="prediction")
     duplicated = frame.filter(pl.col("index").is_duplicated())
     if duplicated.height:
-        raise BadInputError("duplicate index", path=path, index=duplicated["index"][0], column="index")
+        raise BadInputError(f"duplicate index ({duplicated.height} rows share an index with another); to score every "
+                            "row on its own, import the file with `mmbatch import --format vlmevalkit "
+                            "--duplicate-index renumber` and extract that", path=path, index=duplicated["index"][0],
+                            column="index")
     missing_index = frame.filter(pl.col("index").is_null())
     if missing_index.height:
         raise BadInputError("empty index", path=path, index="(empty)", column="index")

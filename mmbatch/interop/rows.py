@@ -42,6 +42,9 @@ class ImportOptions:
     """Question files joined with the answers (``llava-jsonl``, ``seed-results``)."""
     model: str | None = None
     """``--model``; None takes the name recorded in the source, else the file or folder name."""
+    renumber_duplicates: bool = False
+    """``--duplicate-index renumber``: give rows that repeat an earlier row's ``index`` new indices (the source's in
+    ``source_index``) instead of refusing the file."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,33 @@ def with_imported_prompts(frame: pl.DataFrame) -> pl.DataFrame:
         pl.lit(IMPORTED_TEMPLATE).alias("prompt_template"),
         pl.col("prompt").map_elements(prompt_hash, return_dtype=pl.String).alias("prompt_hash"),
     )
+
+
+DUPLICATE_INDEX_POLICIES = ("refuse", "renumber")
+"""``import --duplicate-index``: refuse a file that repeats an ``index`` (default), or renumber the repeats."""
+
+
+def renumber_duplicates(frame: pl.DataFrame, *, path: Path) -> pl.DataFrame:
+    """Give every row that repeats an earlier row's ``index`` a new one, past the largest, in file order.
+
+    VLMEvalKit's SEEDBench2 table repeats 3,099 indices (two different questions each); VLMEvalKit keys everything
+    by ``index``, so both rows of a pair get one verdict. Renumbered, each row is scored on its own. The source's
+    index stays in ``source_index`` (only on renumbered rows), so the pairs can be listed and traced back.
+
+    Raises:
+        BadInputError: an empty index (nothing to renumber from).
+    """
+    if frame["index"].null_count():
+        raise BadInputError("empty index", path=path, column="index", index="(empty)")
+    repeat = ~frame["index"].is_first_distinct()
+    if not repeat.any():
+        return frame
+    indices = frame["index"].cast(pl.Int64)
+    start = int(indices.max() or 0) + 1  # type: ignore[arg-type]  # an Int64 column: max is an int
+    new_index = pl.Series([start + k for k in range(int(repeat.sum()))], dtype=pl.Int64)
+    source = indices.zip_with(repeat, pl.Series([None] * frame.height, dtype=pl.Int64))
+    renumbered = indices.clone().scatter(repeat.arg_true(), new_index)  # scatter writes in place
+    return frame.with_columns(source.alias("source_index"), renumbered.alias("index"))
 
 
 def finish_rows(frame: pl.DataFrame, *, model: str, path: Path) -> pl.DataFrame:

@@ -12,6 +12,7 @@ from pathlib import Path
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.extract.rule_pass import CIRCULAR_BENCHMARKS
 from mmbatch.interop.mme_eval_tool import SUBTASK_PART
 from mmbatch.interop.rows import (
     PROMPT_FROM_QUESTION,
@@ -20,6 +21,7 @@ from mmbatch.interop.rows import (
     circular_group,
     default_model,
     finish_rows,
+    renumber_duplicates,
     require_columns,
 )
 from mmbatch.schema.columns import option_columns
@@ -51,6 +53,25 @@ def group_index(frame: pl.DataFrame, benchmark: str, path: Path) -> pl.DataFrame
     return frame.with_columns(pl.col("index").min().over("category", "image_path").alias("g_index"))
 
 
+def _unique_indices(frame: pl.DataFrame, benchmark: str, options: ImportOptions) -> pl.DataFrame:
+    """The rows as they are when every ``index`` is unique; else renumbered on request, or refused."""
+    repeats = frame.filter(~pl.col("index").is_first_distinct())
+    if not repeats.height:
+        return frame
+    shown = ", ".join(str(i) for i in repeats["index"].unique(maintain_order=True).head(10).to_list())
+    if not options.renumber_duplicates:
+        raise BadInputError(
+            f"{repeats.height} rows repeat an earlier row's index ({shown}, ...): VLMEvalKit keys rows by index, so "
+            "each pair shared one verdict. Pass --duplicate-index renumber to import them with new indices (the "
+            "source's kept in source_index) and score every row on its own", path=options.input,
+            index=repeats["index"][0], column="index")
+    if benchmark in CIRCULAR_BENCHMARKS:
+        raise BadInputError(f"{repeats.height} rows repeat an index ({shown}, ...); {benchmark} rows cannot be "
+                            "renumbered: their index carries the circular group (index % 1e6)",
+                            path=options.input, index=repeats["index"][0], column="index")
+    return renumber_duplicates(frame, path=options.input)
+
+
 def import_rows(options: ImportOptions) -> ImportResult:
     """Read one VLMEvalKit prediction file into predictions rows."""
     table = read_table(options.input)
@@ -59,6 +80,7 @@ def import_rows(options: ImportOptions) -> ImportResult:
     if "image" in frame.columns:
         frame = frame.drop("image")
     benchmark = detect_benchmark(frame, options.benchmark, options.input)
+    frame = _unique_indices(frame, benchmark, options)
     frame = group_index(frame, benchmark, options.input)
     if "benchmark" not in frame.columns:
         frame = frame.with_columns(pl.lit(benchmark).alias("benchmark"))
@@ -71,5 +93,7 @@ def import_rows(options: ImportOptions) -> ImportResult:
     return ImportResult(finished, {
         "format": "vlmevalkit", "benchmark": benchmark, "model": model, "rows": finished.height,
         "groups": finished["g_index"].n_unique(),
+        "renumbered_duplicate_indices": int(finished["source_index"].is_not_null().sum())
+        if "source_index" in finished.columns else 0,
         "prompt_source": "prompt column of the file" if "prompt" in frame.columns else PROMPT_FROM_QUESTION,
     })
