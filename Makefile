@@ -21,9 +21,10 @@ install: .cache/installed
 install-light:
 	$(PIP) install --disable-pip-version-check -q -e .
 
-## test: lint, schema drift check and the whole suite (offline, CPU)
+## test: lint, type check, schema drift check and the whole suite (offline, CPU)
 test: install airflow-env
 	$(PYTHON) -m ruff check mmbatch tests bench examples
+	$(PYTHON) -m mypy mmbatch
 	$(PYTHON) -m pytest -q
 
 lint: install

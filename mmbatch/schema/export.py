@@ -13,7 +13,7 @@ from typing import Any
 
 from mmbatch.schema.columns import OPTION_COLUMN, STAGES, Column, Stage
 
-_JSON_TYPES = {
+_JSON_TYPES: dict[str, dict[str, Any]] = {
     "int64": {"type": "integer"},
     "float64": {"type": "number"},
     "string": {"type": "string"},
