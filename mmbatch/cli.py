@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from mmbatch import __version__
@@ -56,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mmbatch`` console script; returns the exit status."""
+    # Only the main thread may set a handler (the Python API may run commands in others); restored at the end, so
+    # that calling main() in-process leaves the caller's handler as it was.
+    previous = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() \
+        else None
     try:
         parser = build_parser()
         for warning in unknown_variable_warnings(parser):
@@ -68,8 +74,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         error_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        print("interrupted (Ctrl-C); infer and extract keep their finished rows: rerun to resume", file=sys.stderr)
         return 130
+    except Terminated:
+        print("terminated (SIGTERM); infer and extract keep their finished rows: rerun to resume", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """Raised in the main thread by SIGTERM (what Kubernetes, Slurm and Airflow send to stop a task), so that the
+    same cleanup runs as for Ctrl-C and the log says why the command stopped instead of ending silently."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 if __name__ == "__main__":

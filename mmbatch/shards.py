@@ -29,6 +29,11 @@ class Shard:
         return f"{self.k}/{self.n}"
 
     @property
+    def label(self) -> str:
+        """``shard K/N`` for messages, or "" for an unsharded run (where "shard 0/1" only puzzles users)."""
+        return "" if self.is_whole else f"shard {self}"
+
+    @property
     def is_whole(self) -> bool:
         """True for the single shard that holds every row."""
         return self.n == 1

@@ -9,8 +9,10 @@ from support.extract_rows import OPTIONS, judge_rows, mcq_row, mme_row, scripted
 from support.openai_server import GARBAGE, OpenAIServer, ServerScript, hang, status
 
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED
+from mmbatch.extract.judge import JudgeStats
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.stage import run_extract
+from mmbatch.extract.summary import run_summary, summary_lines
 from mmbatch.tableio import read_table
 
 
@@ -100,7 +102,9 @@ def test_metadata_records_the_judge(tmp_path: Path) -> None:
     assert meta["rule"] == "vlmevalkit-can_infer"
     counts = meta["counts"]
     assert counts["by_method"]["judge"] == 2 and counts["judge"]["calls"] == 2
-    assert counts["judge"]["estimated_cost_usd"] > 0  # the model's price is known
+    # A local server that serves a model under an OpenAI name costs nothing like OpenAI's price: no estimate.
+    assert counts["judge"]["estimated_cost_usd"] is None and counts["judge"]["official_api"] is False
+    assert "no cost estimate (not the official API)" in "\n".join(summary_lines(counts))
     assert (tmp_path / "mmbatch-judge-cache.sqlite").is_file()  # the default cache lives beside the output
 
 
@@ -158,3 +162,12 @@ def test_cache_serves_other_files_and_the_random_fallback(tmp_path: Path) -> Non
     assert "random fallback" in table.frame["extract_note"][7]
     assert table.metadata["extract"]["unmatched"] == "random" and table.metadata["extract"]["seed"] == 7
     assert table.frame["extracted"][3] is None  # rows of failed groups are never given a random letter
+
+
+def test_cost_is_estimated_for_the_official_api_only() -> None:
+    stats = JudgeStats(calls=2, prompt_tokens=1_000_000, completion_tokens=0)
+    official = run_summary(["judge"], stats, "gpt-4o-mini", 0, 1.0, official_api=True)
+    assert official["judge"]["estimated_cost_usd"] == pytest.approx(0.15)
+    assert "estimated cost $0.1500" in "\n".join(summary_lines(official))
+    local = run_summary(["judge"], stats, "gpt-4o-mini", 0, 1.0, official_api=False)
+    assert local["judge"]["estimated_cost_usd"] is None

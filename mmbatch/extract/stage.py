@@ -26,6 +26,7 @@ from mmbatch.extract.outcome import OUTCOME_COLUMNS, JudgeTask, Outcome
 from mmbatch.extract.rule_pass import decide_by_rules, group_key
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
+from mmbatch.openai_client import OFFICIAL_BASE_URL
 from mmbatch.prompts import is_missing
 from mmbatch.schema.validate import answer_names_empty_option
 from mmbatch.tableio import file_format, read_table, write_table
@@ -66,6 +67,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
         journal = RowJournal(options.output, _resume_settings(options), force=options.force,
                              settings_key=RESUME_KEY)
         outcomes = _committed_outcomes(journal)
+        reused = sum(int(index) in outcomes for index in frame["index"])
         new_rows = [(index, outcome) for index, outcome in decided.items() if index not in outcomes]
         _commit(journal, new_rows)
         outcomes.update(new_rows)
@@ -82,8 +84,9 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     methods = [outcomes[int(i)].method for i in frame["index"]]
     skipped = sum(outcomes[int(i)].note == GROUP_FAILED_NOTE for i in frame["index"])
     summary = run_summary(methods, stats, options.judge_model if options.use_judge else None, skipped,
-                          time.monotonic() - started,
-                          answers_naming_empty_option=int(answer_names_empty_option(frame).sum()))
+                          time.monotonic() - started, reused=reused,
+                          answers_naming_empty_option=int(answer_names_empty_option(frame).sum()),
+                          official_api=_is_official_api(options.judge_base_url))
     output = _with_outcomes(frame, outcomes)
     settings = {**_extract_metadata(options, input_format, summary),
                 "likelihood_scored": "letters" if letter_scoring else "option texts"}
@@ -145,6 +148,11 @@ def _file_sha256(path: Path) -> str:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _is_official_api(base_url: str | None) -> bool:
+    """Whether the judge is OpenAI's own API, the only server whose prices the cost estimate knows."""
+    return base_url is None or base_url.rstrip("/") == OFFICIAL_BASE_URL
 
 
 def _committed_outcomes(journal: RowJournal) -> dict[int, Outcome]:

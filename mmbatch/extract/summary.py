@@ -37,21 +37,25 @@ def method_counts(methods: list[str]) -> dict[str, int]:
 
 
 def run_summary(methods: list[str], stats: JudgeStats | None, judge_model: str | None,
-                skipped_in_failed_groups: int, wall_s: float, *, answers_naming_empty_option: int = 0
-                ) -> dict[str, Any]:
+                skipped_in_failed_groups: int, wall_s: float, *, reused: int = 0,
+                answers_naming_empty_option: int = 0, official_api: bool = True) -> dict[str, Any]:
     """The figures recorded in the output metadata and printed at the end.
 
-    ``answers_naming_empty_option``: rows whose answer is an option left empty (see
-    :func:`mmbatch.schema.validate.answer_names_empty_option`); they can only be counted wrong.
+    ``reused``: rows kept from an earlier run of the same command. ``answers_naming_empty_option``: rows whose
+    answer is an option left empty (see :func:`mmbatch.schema.validate.answer_names_empty_option`); they can only
+    be counted wrong. ``official_api``: the judge is OpenAI's API; a cost is estimated only then (a local server
+    that serves a model under the name gpt-4o-mini costs nothing like it).
     """
-    summary: dict[str, Any] = {"rows": len(methods), "by_method": method_counts(methods),
+    summary: dict[str, Any] = {"rows": len(methods), "reused": reused, "by_method": method_counts(methods),
                                "not_judged_group_failed": skipped_in_failed_groups, "wall_s": round(wall_s, 3),
                                "answers_naming_empty_option": answers_naming_empty_option}
     if stats is not None and judge_model is not None:
         summary["judge"] = {
             **asdict(stats),
             "judge_s": round(stats.judge_s, 3),
-            "estimated_cost_usd": estimated_cost_usd(judge_model, stats.prompt_tokens, stats.completion_tokens),
+            "estimated_cost_usd": estimated_cost_usd(judge_model, stats.prompt_tokens, stats.completion_tokens)
+            if official_api else None,
+            "official_api": official_api,
         }
     return summary
 
@@ -59,7 +63,8 @@ def run_summary(methods: list[str], stats: JudgeStats | None, judge_model: str |
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """The summary as a few plain lines for the terminal or a log."""
     by_method = ", ".join(f"{name} {count}" for name, count in summary["by_method"].items() if count)
-    lines = [f"extract: {summary['rows']} rows ({by_method}) in {summary['wall_s']:.1f} s"]
+    reused = f", {summary['reused']} reused from earlier progress" if summary.get("reused") else ""
+    lines = [f"extract: {summary['rows']} rows ({by_method}) in {summary['wall_s']:.1f} s{reused}"]
     if summary["not_judged_group_failed"]:
         lines.append(f"  {summary['not_judged_group_failed']} rows not sent to the judge: their circular group "
                      "had already failed")
@@ -69,7 +74,10 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     judge = summary.get("judge")
     if judge is not None:
         cost = judge["estimated_cost_usd"]
-        cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:.4f}"
+        if not judge.get("official_api", True):
+            cost_text = "no cost estimate (not the official API)"
+        else:
+            cost_text = "cost unknown for this model" if cost is None else f"estimated cost ${cost:.4f}"
         lines.append(f"  judge: {judge['calls']} calls in {judge['judge_s']:.1f} s, {judge['cache_hits']} cache hits, "
                      f"{judge['prompt_tokens']} + {judge['completion_tokens']} tokens, {cost_text}"
                      + (f", {judge['failed_calls']} failed" if judge["failed_calls"] else ""))

@@ -79,7 +79,8 @@ def run_infer(options: InferOptions) -> InferSummary:
     carried = rows.select(carried_columns(rows.columns))
     done = _done_indices(journal, rows["index"])
     todo = rows.filter(~pl.col("index").is_in(list(done)))
-    _say(f"infer: shard {shard}: {rows.height} rows, {len(done)} already done, {todo.height} to run -> {output}")
+    which = f"{shard.label}: " if shard.label else ""
+    _say(f"infer: {which}{rows.height} rows, {len(done)} already done, {todo.height} to run -> {output}")
 
     backend_settings, tokens = _previous_backend_settings(journal.dir, output), 0
     if todo.height or backend_settings is None:
@@ -100,7 +101,7 @@ def run_infer(options: InferOptions) -> InferSummary:
         journal.close()
     failed = final.filter(pl.col("error").is_not_null())
     return InferSummary(
-        output=output, shard=str(shard), rows=final.height, reused=len(done), ran=todo.height,
+        output=output, shard=str(shard), shard_label=shard.label, rows=final.height, reused=len(done), ran=todo.height,
         failed=failed.height, output_tokens=tokens, wall_s=time.monotonic() - started,
         failed_examples=tuple(f"{i}: {e}" for i, e in failed.select("index", "error").head(MAX_FAILED_SHOWN).rows()),
     )

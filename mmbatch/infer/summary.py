@@ -32,6 +32,8 @@ class InferSummary:
     """Seconds this run took, loading included."""
     failed_examples: tuple[str, ...] = ()
     """``index: error`` for the first few failed rows."""
+    shard_label: str = ""
+    """``shard K/N`` in messages; empty for an unsharded run."""
 
     @property
     def exit_status(self) -> int:
@@ -42,8 +44,9 @@ class InferSummary:
         """The summary as plain lines for the terminal and logs."""
         rate = self.ran / self.wall_s if self.wall_s > 0 else 0.0
         tokens_rate = self.output_tokens / self.wall_s if self.wall_s > 0 else 0.0
+        where = f" ({self.shard_label})" if self.shard_label else ""
         lines = [
-            f"infer: wrote {self.output} (shard {self.shard}): {self.rows} rows, {self.ran} run now, "
+            f"infer: wrote {self.output}{where}: {self.rows} rows, {self.ran} run now, "
             f"{self.reused} reused from earlier progress, {self.failed} failed",
             f"infer: {self.output_tokens} output tokens, {self.wall_s:.1f} s wall, {rate:.2f} rows/s, "
             f"{tokens_rate:.1f} tokens/s",
