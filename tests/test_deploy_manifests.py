@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from mmbatch.cli import build_parser
-from mmbatch.infer.outputs import shard_output_path
+from mmbatch.errors import BadInputError
+from mmbatch.infer.outputs import shard_output_path, shard_outputs_beside
 from mmbatch.shards import Shard, shard_from_environment
 from tests.support.deploy import REPO_ROOT, SLURM, Call, containers, expand, jobs, kubernetes_documents, run_recorded
 
@@ -62,7 +63,7 @@ def test_kubernetes_containers_use_real_cli_options(job_name: str, monkeypatch: 
         assert "--shard" not in argv, "the shard comes from the Indexed Job's environment"
 
 
-def test_indexed_job_wires_the_completion_index_to_the_shard() -> None:
+def test_indexed_job_wires_the_completion_index_to_the_shard(tmp_path: Path) -> None:
     job = jobs()["mmbatch-infer"]
     spec = job["spec"]
     (container,) = containers(job)
@@ -80,10 +81,35 @@ def test_indexed_job_wires_the_completion_index_to_the_shard() -> None:
         outputs.add(str(shard_output_path(Path(argv[argv.index("--output") + 1]), Shard(k, n))))
     assert len(outputs) == n, "each shard must write its own file"
     merge = containers(jobs()["mmbatch-merge-score"])[0]
-    assert merge.args[0] == "merge"
-    merged_inputs = [arg for arg in merge.args[1:] if not arg.startswith("--")]
-    merged_inputs.remove(merge.args[merge.args.index("--output") + 1])
-    assert set(merged_inputs) == outputs, "merge must take exactly the shard outputs"
+    assert merge.args == ["merge", "--output", "/data/run/predictions.parquet"], \
+        "merge names no shard file: it finds them beside --output, whatever the shard count"
+    # Those it finds are exactly the infer pods' files, here laid out under a stand-in for the volume.
+    volume = tmp_path / "data"
+    for output in outputs:
+        target = volume / Path(output).relative_to("/data")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.touch()
+    (volume / "run" / "predictions.shard-0-of-4.parquet.meta.json").touch()  # beside, but not a shard file
+    found = shard_outputs_beside(volume / "run" / "predictions.parquet")
+    assert [f"/data/{path.relative_to(volume)}" for path in found] == sorted(outputs)
+
+
+def test_merge_refuses_leftover_shards_of_another_count(tmp_path: Path) -> None:
+    for name in ("p.shard-0-of-2.parquet", "p.shard-1-of-2.parquet", "p.shard-0-of-3.parquet"):
+        (tmp_path / name).touch()
+    with pytest.raises(BadInputError, match=r"shard files of 2 different shard counts \(2, 3\)"):
+        shard_outputs_beside(tmp_path / "p.parquet")
+    with pytest.raises(BadInputError, match="no shard files"):
+        shard_outputs_beside(tmp_path / "q.parquet")
+
+
+@pytest.mark.parametrize("job_name", ["mmbatch-prepare", "mmbatch-infer", "mmbatch-merge-score"])
+def test_every_container_requests_cpu_and_memory(job_name: str) -> None:
+    pod = jobs()[job_name]["spec"]["template"]["spec"]
+    for spec in [*pod.get("initContainers", []), *pod["containers"]]:
+        requests = spec.get("resources", {}).get("requests", {})
+        assert {"cpu", "memory"} <= set(requests), f"{job_name}/{spec['name']} requests no CPU or memory"
+        assert "memory" in spec["resources"].get("limits", {}), f"{job_name}/{spec['name']} has no memory limit"
 
 
 def test_kubernetes_files_chain_from_stage_to_stage(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from mmbatch.cli import main
 from mmbatch.infer.outputs import shard_output_path
 from mmbatch.shards import Shard
 from mmbatch.tableio import read_metadata, read_table
@@ -135,3 +136,17 @@ def test_more_shards_than_rows(tmp_path: Path) -> None:
     merged = run_cli("merge", "--output", str(tmp_path / "m.parquet"), *files)
     assert merged.returncode == 0, merged.stderr
     assert read_table(tmp_path / "m.parquet").frame["prediction"].to_list() == ["B", "C"]
+
+
+def test_merge_without_inputs_takes_the_shards_beside_the_output(sharded: Path, tmp_path: Path) -> None:
+    """What the Kubernetes merge Job runs: no shard count to keep in step with the infer Job."""
+    folder = tmp_path / "run"
+    shutil.copytree(sharded, folder)
+    assert main(["merge", "--output", str(folder / "preds.parquet")]) == 0
+    single = read_table(sharded / "single.parquet").frame.drop(VOLATILE)
+    assert read_table(folder / "preds.parquet").frame.drop(VOLATILE).equals(single)
+    (folder / "preds.shard-1-of-3.parquet").unlink()
+    assert main(["merge", "--output", str(folder / "again.parquet")]) == 2  # none beside again.parquet
+    for name in ("preds.shard-0-of-3.parquet", "preds.shard-2-of-3.parquet"):
+        shutil.move(folder / name, folder / name.replace("preds", "again"))
+    assert main(["merge", "--output", str(folder / "again.parquet")]) == 2  # shard 1/3 is missing: refused

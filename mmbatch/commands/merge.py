@@ -22,16 +22,20 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--prepared", type=Path,
                         help="the prepared file the shards came from, to name missing rows (default: the path "
                         "recorded in the shards, when it still holds the same file)")
-    parser.add_argument("inputs", nargs="+", type=Path, metavar="INPUT", help="shard outputs")
+    parser.add_argument("inputs", nargs="*", type=Path, metavar="INPUT",
+                        help="shard outputs (default: every OUTPUT-NAME.shard-K-of-N file beside --output, so a "
+                        "deployment need not know N; merge still checks that all N shards are there)")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Merge and print what was written."""
     from mmbatch.console import console
+    from mmbatch.infer.outputs import shard_outputs_beside
     from mmbatch.merge import merge_predictions
 
-    summary = merge_predictions(list(args.inputs), args.output, prepared=args.prepared)
+    inputs = list(args.inputs) or shard_outputs_beside(args.output)
+    summary = merge_predictions(inputs, args.output, prepared=args.prepared)
     console.print(f"merge: wrote {summary.output}: {summary.rows} rows from {summary.inputs} files "
                   f"(completeness checked against {summary.checked_against})", soft_wrap=True, markup=False,
                   highlight=False)

@@ -8,6 +8,8 @@ joins them. Every run of one output, sharded or not and whatever ``N``, commits 
 
 from __future__ import annotations
 
+import glob
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.backends.base import Result
+from mmbatch.errors import BadInputError
 from mmbatch.journal import partial_dir
 from mmbatch.schema.columns import PREDICTION_COLUMNS
 from mmbatch.shards import Shard
@@ -32,6 +35,32 @@ def shard_output_path(output: Path, shard: Shard) -> Path:
     if shard.is_whole:
         return output
     return output.with_name(f"{output.stem}.shard-{shard.k}-of-{shard.n}{output.suffix}")
+
+
+def shard_outputs_beside(output: Path) -> list[Path]:
+    """The shard files of ``output`` that lie beside it (``preds.shard-K-of-N.parquet``), in shard order.
+
+    What ``mmbatch merge --output OUTPUT`` takes when it is given no input, so that a deployment need not know the
+    shard count when it merges (a Kubernetes Job, an Airflow task). ``merge`` still checks that every shard of the
+    recorded N is there.
+
+    Raises:
+        BadInputError: no shard file, or shard files of more than one shard count (leftovers of another run).
+    """
+    pattern = re.compile(rf"{re.escape(output.stem)}\.shard-(\d+)-of-(\d+){re.escape(output.suffix)}")
+    found = {}
+    for path in output.parent.glob(f"{glob.escape(output.stem)}.shard-*-of-*{glob.escape(output.suffix)}"):
+        matched = pattern.fullmatch(path.name)
+        if matched:
+            found[path] = (int(matched.group(2)), int(matched.group(1)))
+    counts = sorted({n for n, _ in found.values()})
+    if not counts:
+        raise BadInputError(f"no shard files {output.stem}.shard-K-of-N{output.suffix} beside it to merge",
+                            path=output)
+    if len(counts) > 1:
+        raise BadInputError(f"shard files of {len(counts)} different shard counts ({', '.join(map(str, counts))}) "
+                            "lie beside it: remove the leftovers of the other run, or name the inputs", path=output)
+    return sorted(found, key=lambda path: found[path])
 
 
 def progress_folder(output: Path) -> Path:
