@@ -24,6 +24,7 @@ AIRFLOW_PYTHON = REPO_ROOT / ".cache" / "airflow-venv" / "bin" / "python"
 INSTALLED_MARKER = REPO_ROOT / ".cache" / "airflow-venv" / "installed"
 PROBE = REPO_ROOT / "tests" / "support" / "airflow_probe.py"
 DAG_FOLDER = REPO_ROOT / "examples" / "airflow"
+SECRET = "sk-test-judge-key-0123456789"
 
 
 def probe(shard_counts: list[int], tmp_path: Path) -> dict[str, Any]:
@@ -31,7 +32,8 @@ def probe(shard_counts: list[int], tmp_path: Path) -> dict[str, Any]:
         pytest.skip("the Airflow venv is missing: `make airflow-env` (which `make test` runs) creates it")
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AIRFLOW", "PYTHON"))}
     env.update(AIRFLOW_HOME=str(tmp_path / "airflow-home"), AIRFLOW__CORE__LOAD_EXAMPLES="False",
-               AIRFLOW__CORE__UNIT_TEST_MODE="True", MMBATCH_GPUS="2")
+               AIRFLOW__CORE__UNIT_TEST_MODE="True", MMBATCH_GPUS="2",
+               AIRFLOW_VAR_MMBATCH_JUDGE_API_KEY=SECRET)
     result = subprocess.run([str(AIRFLOW_PYTHON), str(PROBE), str(DAG_FOLDER), *map(str, shard_counts)],
                             capture_output=True, text=True, env=env, timeout=300)
     lines = [line for line in result.stdout.splitlines() if line.startswith("PROBE ")]
@@ -65,8 +67,23 @@ def test_task_graph(report: dict[str, Any]) -> None:
     assert report["infer_expands_over"] == "plan_shards"
     assert report["infer_requests_gpus"] is True  # MMBATCH_GPUS=2 in the probe's environment
     for name in ("prepare", "infer", "merge", "extract", "score"):
-        assert tasks[name]["operator"] == "DockerOperator"
+        assert tasks[name]["docker"] is True
         assert tasks[name]["image"] == ("mmbatch:full" if name == "infer" else "mmbatch:light")
+
+
+def test_exit_3_skips_and_the_next_stage_still_runs(report: dict[str, Any]) -> None:
+    """Exit 3 (finished, some rows failed) must not fail a shard and block merge, as pipeline.sh goes on too."""
+    tasks = report["tasks"]
+    assert tasks["infer"]["skip_on_exit_code"] == 3 and tasks["extract"]["skip_on_exit_code"] == [3]
+    assert tasks["merge"]["trigger_rule"] == "none_failed" and tasks["score"]["trigger_rule"] == "none_failed"
+    assert tasks["prepare"]["skip_on_exit_code"] == [] and tasks["prepare"]["trigger_rule"] == "all_success"
+
+
+def test_judge_key_goes_through_private_environment_only(report: dict[str, Any]) -> None:
+    assert SECRET not in json.dumps(report["extract_environment"]), "templated fields are rendered and stored"
+    assert "OPENAI_API_KEY" not in (report["extract_environment"] or {})
+    assert report["extract_judge_environment"] == {"OPENAI_API_KEY": SECRET}
+    assert SECRET not in json.dumps(report["runs"]), "no key in any planned command or environment"
 
 
 @pytest.mark.parametrize("num_shards", [4, 3])
@@ -81,6 +98,8 @@ def test_mapped_shards_receive_shard_k_of_n(num_shards: int, report: dict[str, A
         assert args.shard == f"{k}/{num_shards}"
         assert args.input == parse(planned["plan"]["prepare"]).output
         assert shard["environment"] == {"CUDA_VISIBLE_DEVICES": str(k % 2), "HF_HUB_OFFLINE": "1"}
+        # Shards on one GPU share a one-slot pool, so they never run at the same time.
+        assert shard["pool"] == f"mmbatch_gpu_{k % 2}"
         outputs.append(str(shard_output_path(args.output, Shard(k, num_shards))))
     assert len(set(outputs)) == num_shards
     merge = parse(planned["plan"]["merge"])

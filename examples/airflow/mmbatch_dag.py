@@ -15,8 +15,15 @@ Copy this file into your ``dags/`` folder and set, in the scheduler's environmen
 - ``MMBATCH_GPUS``: GPUs per Docker host; shard K runs on GPU ``K % MMBATCH_GPUS`` through ``CUDA_VISIBLE_DEVICES``
   (``0``: no GPU is requested, for workers that only call a vLLM server with ``backend=openai``).
 
-The judge's key, when a judge model is chosen, comes from the Airflow Variable ``mmbatch_judge_api_key`` (Airflow
-masks variables whose name contains ``api_key`` in logs and rendered templates). On Kubernetes, swap
+and create one Airflow pool of one slot per GPU, so that two shards never share a GPU (shard K takes a slot of
+``mmbatch_gpu_<K % MMBATCH_GPUS>``; the others wait for it): ``airflow pools set mmbatch_gpu_0 1 "mmbatch GPU 0"``,
+and so on up to ``mmbatch_gpu_<MMBATCH_GPUS - 1>``.
+
+Exit status 3 (finished, some rows failed: they are in the file with an ``error``) leaves an infer shard or extract
+*skipped*, not failed, and the next stage still runs, as ``examples/pipeline.sh`` goes on; clear the skipped task to
+retry only its failed rows, then clear what follows. The judge's key, when a judge model is chosen, comes from the
+Airflow Variable ``mmbatch_judge_api_key``, read when the extract task runs and handed to the container through
+``private_environment``: it never enters a templated field (rendered and stored by Airflow). On Kubernetes, swap
 ``DockerOperator`` for ``KubernetesPodOperator`` with the same image and ``arguments=`` instead of ``command=``.
 """
 
@@ -28,7 +35,7 @@ from typing import Any
 
 import pendulum
 from airflow.providers.docker.operators.docker import DockerOperator
-from airflow.sdk import Param, dag, task
+from airflow.sdk import Param, Variable, dag, task
 from docker.types import DeviceRequest, Mount
 
 HOST_DATA = os.environ.get("MMBATCH_HOST_DATA", "/srv/mmbatch")
@@ -46,6 +53,23 @@ COMMON: dict[str, Any] = {
     "auto_remove": "success",
     "retries": 2,
 }
+ROWS_FAILED = 3
+"""mmbatch's exit status for "finished, some rows failed": the stage's file is complete, the next stage may run."""
+JUDGE_KEY_VARIABLE = "mmbatch_judge_api_key"
+
+
+class JudgeDockerOperator(DockerOperator):
+    """A ``DockerOperator`` that gives the container the judge's key through ``private_environment``, read from the
+    Airflow Variable when the task runs, so the key is in no templated field, rendered view or serialized DAG."""
+
+    def judge_environment(self) -> dict[str, str]:
+        """``OPENAI_API_KEY`` from the Variable, or nothing when it is not set (the rules-only runs need none)."""
+        key = Variable.get(JUDGE_KEY_VARIABLE, default="")
+        return {"OPENAI_API_KEY": key} if key else {}
+
+    def execute(self, context: Any) -> Any:
+        self.private_environment = {**(self.private_environment or {}), **self.judge_environment()}
+        return super().execute(context)
 
 
 def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -57,8 +81,8 @@ def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
 
     Returns:
         ``prepare``, ``merge``, ``extract`` and ``score`` commands (argument lists), ``infer_shards`` (one
-        ``{"command": [...], "environment": {...}}`` per shard, for ``expand_kwargs``) and ``metrics`` (the final
-        file's path).
+        ``{"command": [...], "environment": {...}, "pool": ...}`` per shard, for ``expand_kwargs``) and ``metrics``
+        (the final file's path).
     """
     n = int(params["num_shards"])
     prepared = f"{run_dir}/prepared.parquet"
@@ -74,7 +98,8 @@ def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
                     "--output", prepared],
         "infer_shards": [
             {"command": ["infer", "--input", prepared, "--output", predictions, *model, "--shard", f"{k}/{n}"],
-             "environment": shard_environment(k, offline=bool(params.get("hf_hub_offline", True)))}
+             "environment": shard_environment(k, offline=bool(params.get("hf_hub_offline", True))),
+             "pool": shard_pool(k)}
             for k in range(n)
         ],
         "merge": ["merge", "--output", predictions, *shard_files],
@@ -90,6 +115,11 @@ def shard_environment(k: int, *, offline: bool) -> dict[str, str]:
     if GPUS_PER_HOST > 0:
         environment["CUDA_VISIBLE_DEVICES"] = str(k % GPUS_PER_HOST)
     return environment
+
+
+def shard_pool(k: int) -> str:
+    """The pool of shard ``k``'s GPU: one slot per GPU, so a shard waits until no other shard holds its GPU."""
+    return f"mmbatch_gpu_{k % GPUS_PER_HOST}" if GPUS_PER_HOST > 0 else "default_pool"
 
 
 def run_folder(run_id: str) -> str:
@@ -139,17 +169,16 @@ def mmbatch_eval() -> None:
         # Every GPU is handed to the container and CUDA_VISIBLE_DEVICES picks the shard's; none when MMBATCH_GPUS=0.
         device_requests=[DeviceRequest(count=-1, capabilities=[["gpu"]])] if GPUS_PER_HOST > 0 else None,
         shm_size=8 << 30,
+        skip_on_exit_code=ROWS_FAILED,
         **COMMON,
     ).expand_kwargs(plan_shards())
-    merge = DockerOperator(task_id="merge", image=IMAGE_LIGHT, command=commands["merge"], **COMMON)
-    extract = DockerOperator(
-        task_id="extract",
-        image=IMAGE_LIGHT,
-        command=commands["extract"],
-        environment={"OPENAI_API_KEY": "{{ var.value.get('mmbatch_judge_api_key', '') }}"},
-        **COMMON,
-    )
-    score = DockerOperator(task_id="score", image=IMAGE_LIGHT, command=commands["score"], **COMMON)
+    # none_failed: a shard skipped for exit 3 wrote its whole file (failed rows carry an `error`), so merge goes on.
+    merge = DockerOperator(task_id="merge", image=IMAGE_LIGHT, command=commands["merge"], trigger_rule="none_failed",
+                           **COMMON)
+    extract = JudgeDockerOperator(task_id="extract", image=IMAGE_LIGHT, command=commands["extract"],
+                                  skip_on_exit_code=ROWS_FAILED, **COMMON)
+    score = DockerOperator(task_id="score", image=IMAGE_LIGHT, command=commands["score"], trigger_rule="none_failed",
+                           **COMMON)
     commands >> prepare >> infer >> merge >> extract >> score
 
 

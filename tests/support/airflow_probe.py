@@ -26,15 +26,24 @@ def main(dag_folder: str, shard_counts: list[int]) -> dict[str, Any]:
     report["tasks"] = {}
     for task in dag.tasks:
         mapped = bool(getattr(task, "is_mapped", False))
+        operator = task.operator_class if mapped else type(task)
         report["tasks"][task.task_id] = {
             "upstream": sorted(task.upstream_task_ids),
             "mapped": mapped,
-            "operator": (task.operator_class if mapped else type(task)).__name__,
+            "operator": operator.__name__,
+            "docker": isinstance(operator, type) and issubclass(operator, DockerOperator),
             "image": task.partial_kwargs.get("image") if mapped else getattr(task, "image", None),
+            "trigger_rule": getattr(rule := task.partial_kwargs.get("trigger_rule", "all_success"), "value", rule)
+            if mapped else getattr(task.trigger_rule, "value", task.trigger_rule),
+            "skip_on_exit_code": task.partial_kwargs.get("skip_on_exit_code") if mapped
+            else list(getattr(task, "skip_on_exit_code", None) or []),
         }
     infer = dag.get_task("infer")
     report["infer_expands_over"] = infer.expand_input.value.operator.task_id
     report["infer_requests_gpus"] = bool(infer.partial_kwargs.get("device_requests"))
+    extract = dag.get_task("extract")
+    report["extract_environment"] = extract.environment
+    report["extract_judge_environment"] = extract.judge_environment()  # the Variable comes from AIRFLOW_VAR_*
 
     report["runs"] = {}
     for num_shards in shard_counts:
@@ -47,7 +56,8 @@ def main(dag_folder: str, shard_counts: list[int]) -> dict[str, Any]:
                      for k, element in enumerate(shards)]
         report["runs"][num_shards] = {
             "plan": plan,
-            "shard_commands": [{"command": op.command, "environment": op.environment} for op in operators],
+            "shard_commands": [{"command": op.command, "environment": op.environment, "pool": op.pool}
+                               for op in operators],
         }
     report["params"] = {key: dag.params[key] for key in dag.params}
     return report
