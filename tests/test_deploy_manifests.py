@@ -189,3 +189,25 @@ def test_scale_docs_commands_use_real_cli_options(monkeypatch: pytest.MonkeyPatc
     assert {argv[0] for argv in commands} >= {"prepare", "infer", "merge", "extract", "score", "run", "validate"}
     for argv in commands:
         parse_with_env(argv, {}, monkeypatch)
+
+
+def test_slurm_runs_the_container_from_a_sif_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`apptainer exec docker://mmbatch:full` cannot resolve (no such image on Docker Hub): a SIF file is used."""
+    sif, run = "/images/mmbatch-full.sif", "/scratch/run"
+    slurm_env = {"SLURM_ARRAY_TASK_ID": "1", "SLURM_ARRAY_TASK_COUNT": "4", "SLURM_ARRAY_TASK_MIN": "0",
+                 "RUN_DIR": run, "SIF": sif}
+    (infer,) = run_recorded(SLURM / "infer-array.sbatch", slurm_env, tmp_path / "infer.log", local=False)
+    assert infer.tool == "apptainer" and infer.argv[:6] == ["exec", "--nv", "--bind", run, sif, "mmbatch"]
+    assert parse_with_env(infer.argv[6:], {}, monkeypatch).command == "infer"  # type: ignore[attr-defined]
+    merge_calls = run_recorded(SLURM / "merge-score.sbatch", {"NUM_SHARDS": "4", "RUN_DIR": run, "SIF": sif},
+                               tmp_path / "merge.log", local=False)
+    assert [call.argv[:5] for call in merge_calls] == [["exec", "--bind", run, sif, "mmbatch"]] * 3
+    submitted = run_recorded(SLURM / "submit.sh", {"RUN_DIR": str(tmp_path / "run"), "SIF": sif},
+                             tmp_path / "submit.log", "MMBench_DEV_EN.tsv", "2", local=False)
+    prepare = next(call for call in submitted if call.tool == "apptainer")
+    assert prepare.argv[3:6] == [sif, "mmbatch", "prepare"]
+    assert all("MMBATCH" not in call.env for call in submitted if call.tool == "sbatch"), \
+        "the tasks choose their command from SIF themselves"
+    for path in [*SLURM.iterdir(), DOCS]:
+        for line in path.read_text().splitlines():
+            assert not ("apptainer exec" in line and "docker://mmbatch" in line), f"{path.name}: {line}"

@@ -80,21 +80,27 @@ class Call:
     """One recorded call of the fake ``mmbatch`` or ``sbatch``."""
 
     tool: str
-    """``mmbatch-recorder`` or ``sbatch``."""
+    """``mmbatch-recorder``, ``sbatch`` or ``apptainer``."""
     argv: list[str]
     env: dict[str, str]
 
 
-def run_recorded(script: Path, env: dict[str, str], log: Path, *args: str, job_id: str = "4242") -> list[Call]:
-    """Run a shell script with ``MMBATCH`` and ``sbatch`` recording their arguments instead of running."""
+def run_recorded(script: Path, env: dict[str, str], log: Path, *args: str, job_id: str = "4242",
+                 local: bool = True) -> list[Call]:
+    """Run a shell script with ``MMBATCH``, ``sbatch`` and ``apptainer`` recording their arguments instead of running.
+
+    ``local=False`` leaves ``MMBATCH`` unset, for the scripts' container path (``SIF`` in ``env``).
+    """
     bin_dir = log.parent / "bin"
     bin_dir.mkdir(exist_ok=True)
-    for name in ("mmbatch-recorder", "sbatch"):
+    for name in ("mmbatch-recorder", "sbatch", "apptainer"):
         tool = bin_dir / name
         tool.write_text(RECORDER.format(python=sys.executable, log=str(log), job_id=job_id))
         tool.chmod(0o755)
-    full_env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
-                "MMBATCH": str(bin_dir / "mmbatch-recorder"), **env}
+    inherited = {key: value for key, value in os.environ.items() if key not in ("MMBATCH", "SIF")}
+    full_env = {**inherited, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", **env}
+    if local:
+        full_env.setdefault("MMBATCH", str(bin_dir / "mmbatch-recorder"))
     subprocess.run(["bash", str(script), *args], env=full_env, cwd=log.parent, check=True, timeout=60,
                    capture_output=True, text=True)
     return [Call(**json.loads(line)) for line in log.read_text().splitlines()] if log.exists() else []
