@@ -16,6 +16,7 @@ import polars as pl
 
 from mmbatch.benchmarks import get_reader
 from mmbatch.benchmarks.base import ReadOptions
+from mmbatch.benchmarks.registry import get_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.media import DEFAULT_MAX_PIXELS
 from mmbatch.progress import progress
@@ -33,7 +34,7 @@ class PrepareOptions:
     """Settings of one ``mmbatch prepare`` run."""
 
     benchmark: str
-    """``--benchmark``: a name registered in :data:`mmbatch.benchmarks.READERS`."""
+    """``--benchmark``: a name (or alias) registered in :data:`mmbatch.benchmarks.registry.BENCHMARKS`."""
     input: Path
     """The benchmark's file or folder."""
     output: Path
@@ -79,21 +80,25 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
         BadInputError: bad options or bad input; nothing is written then.
     """
     file_format(options.output, writing=True)
+    benchmark = get_benchmark(options.benchmark)
     reader = get_reader(options.benchmark)
-    template = options.prompt_template or reader.default_template
-    mode = options.mode or reader.default_mode
+    template = options.prompt_template or benchmark.default_template
+    mode = options.mode or benchmark.default_mode
     if template not in TEMPLATES:
         raise BadInputError(f"unknown prompt template {template!r}; choose one of {', '.join(TEMPLATES)}")
     if mode not in MODES:
         raise BadInputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if not options.input.exists():
         raise BadInputError("no such file or folder", path=options.input)
+    if options.circular and not benchmark.circular:
+        raise BadInputError(f"--circular applies to CircularEval benchmarks; {benchmark.name} scores each question "
+                            "once", path=options.input)
     read_options = ReadOptions(media_root=options.media_root, circular=options.circular, limit=options.limit,
                                max_pixels=options.max_pixels)
     frame = reader.read(options.input, read_options)
-    if options.benchmark.lower() != reader.name:
-        # An alias sharing a reader (ccbench is read by the mmbench reader) is still scored and reported as itself.
-        frame = frame.with_columns(pl.lit(options.benchmark.lower()).alias("benchmark"))
+    if benchmark.name != reader.name:
+        # A benchmark sharing a reader (ccbench is read by the mmbench reader) is still scored and reported as itself.
+        frame = frame.with_columns(pl.lit(benchmark.name).alias("benchmark"))
     frame = with_prompts(frame, template, mode)
     frame, violations = validate_frame(frame, PREPARED)
     if violations:
@@ -103,7 +108,8 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
         **_input_metadata(options.input),
         "stage": "prepared",
         "prepare": {
-            "benchmark": options.benchmark.lower(),
+            "benchmark": benchmark.name,
+            "benchmark_version": benchmark.version,
             "reader": reader.name,
             "input": str(options.input),
             "template": template,

@@ -13,6 +13,7 @@ from PIL import Image
 from mmbatch.benchmarks import get_reader
 from mmbatch.benchmarks.base import ReadOptions
 from mmbatch.benchmarks.mmbench.read import READER
+from mmbatch.benchmarks.registry import get_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.tableio import read_table
 from tests.conftest import EXAMPLES, run_cli
@@ -95,7 +96,8 @@ def test_limit_keeps_whole_groups_and_inlines_references_it_would_break(tmp_path
 
 def test_ccbench_and_any_mcq_file_use_the_same_reader() -> None:
     assert get_reader("ccbench") is READER and get_reader("MMBench") is READER
-    assert READER.default_template == "vlmevalkit" and READER.default_mode == "generate"
+    mmbench = get_benchmark("mmbench")
+    assert mmbench.default_template == "vlmevalkit" and mmbench.default_mode == "generate"
 
 
 def test_parquet_and_xlsx_inputs_read_like_the_tsv(tmp_path: Path, example: pl.DataFrame) -> None:

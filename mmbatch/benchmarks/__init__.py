@@ -1,30 +1,23 @@
 """Benchmarks: one package each (how to read its sources, match its answers, aggregate its scores).
 
-``READERS`` maps a ``--benchmark`` name to the module whose ``READER`` (a :class:`~mmbatch.benchmarks.base.Reader`)
-reads the official format. Modules are imported only when chosen.
+Each package declares its :class:`~mmbatch.benchmarks.declaration.Benchmark` (names, version, reader, scorer,
+answer kind, grouping, report view, export formats) in its ``__init__``; :mod:`mmbatch.benchmarks.registry` lists
+them. Reader and scorer modules are imported only when chosen.
 """
 
 from __future__ import annotations
 
-import importlib
-
 from mmbatch.benchmarks.base import Reader
-from mmbatch.errors import BadInputError
-
-READERS: dict[str, str] = {
-    "mmbench": "mmbatch.benchmarks.mmbench.read",
-    "ccbench": "mmbatch.benchmarks.mmbench.read",
-    "mme": "mmbatch.benchmarks.mme.read",
-    "seedbench": "mmbatch.benchmarks.seedbench.read",
-    "seedbench2": "mmbatch.benchmarks.seedbench.read2",
-}
-"""Benchmark name -> module holding its ``READER``."""
+from mmbatch.benchmarks.declaration import load
 
 
 def get_reader(name: str) -> Reader:
-    """The reader registered for ``--benchmark name``."""
-    module_name = READERS.get(name.lower())
-    if module_name is None:
-        raise BadInputError(f"unknown benchmark {name!r}; choose one of {', '.join(READERS)}")
-    reader: Reader = importlib.import_module(module_name).READER
+    """The reader of ``--benchmark name`` (a name or alias, any case).
+
+    Raises:
+        BadInputError: no benchmark has that name.
+    """
+    from mmbatch.benchmarks.registry import get_benchmark
+
+    reader: Reader = load(get_benchmark(name).reader)
     return reader

@@ -35,10 +35,6 @@ class Reader(Protocol):
 
     name: str
     """The ``benchmark`` column value."""
-    default_template: str
-    """Prompt template used when ``--prompt-template`` is not given."""
-    default_mode: str
-    """``generate`` or ``likelihood``, when ``--mode`` is not given."""
 
     def read(self, path: Path, options: ReadOptions) -> pl.DataFrame:
         """Read the benchmark at ``path`` (a file or a folder)."""

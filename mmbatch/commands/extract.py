@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.extract.choice_rules import CHOICE_RULES, DEFAULT_CHOICE_RULES
 from mmbatch.options import positive_int
 
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="predictions (.parquet/.tsv from infer, or a VLMEvalKit/LLaVA .xlsx/.tsv)")
     parser.add_argument("--output", required=True, type=Path, help="extracted file (.parquet or .tsv)")
     parser.add_argument("--benchmark", help="benchmark of a file without a 'benchmark' column "
-                        "(mmbench, ccbench, mme, seedbench, seedbench2)")
+                        f"({', '.join(benchmark_names())})")
     parser.add_argument("--model", dest="model_name",
                         help="model name for a file without a 'model' column (default: the input file's stem)")
     parser.add_argument("--no-judge", action="store_true", help="rules only: what they cannot match stays unmatched")

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.benchmarks.registry import benchmark_help, benchmark_names
 from mmbatch.errors import EXIT_OK
 from mmbatch.media import DEFAULT_MAX_PIXELS
 from mmbatch.options import positive_int
@@ -16,11 +17,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "prepare",
         help="read a benchmark into a prepared stage file (rows + rendered prompts)",
-        description="Read MMBench/CCBench (VLMEvalKit TSV), MME or SEED-Bench files, check every row and image, "
+        description="Read a benchmark's files (" + ", ".join(benchmark_names()) + "), check every row and image, "
         "render each row's prompt and write one prepared .tsv or .parquet file.",
     )
     parser.add_argument("--benchmark", required=True, metavar="NAME",
-                        help="mmbench (also any MMBench-style MCQ file), ccbench, mme, seedbench, seedbench2")
+                        help=benchmark_help())
     parser.add_argument("--input", required=True, type=Path, metavar="PATH",
                         help="the benchmark's file (.tsv, .parquet, .xlsx, .json) or folder")
     parser.add_argument("--output", required=True, type=Path, metavar="FILE",

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.errors import EXIT_OK
 
 
@@ -24,7 +25,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--output", required=True, type=Path,
                         help="metrics table: .json (a list of rows), .parquet or .tsv")
     parser.add_argument("--benchmark", help="score only this benchmark's rows (required when the file has no "
-                        "'benchmark' column): mmbench, ccbench, mme, seedbench, seedbench2")
+                        f"'benchmark' column): {', '.join(benchmark_names())}")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="bootstrap replicates for 95%% percentile intervals in ci_low/ci_high (default 0: none)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bootstrap (default 0)")

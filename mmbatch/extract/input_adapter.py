@@ -11,12 +11,10 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.benchmarks.registry import benchmark_names, find_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.interop.rows import with_imported_prompts
-
-CIRCULAR_OFFSET = 1_000_000
-"""Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
-KNOWN_BENCHMARKS = ("mmbench", "ccbench", "mme", "seedbench", "seedbench2")
+from mmbatch.row_facts import group_index
 
 
 def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
@@ -48,11 +46,11 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     native = {"g_index", "benchmark", "model"} <= set(frame.columns)
     fills: list[pl.Expr] = []
     if "g_index" not in frame.columns:
-        fills.append(_group_expression(frame, benchmark).alias("g_index"))
+        fills.append(_group_expression(frame, benchmark, path))
     if "benchmark" not in frame.columns:
         if benchmark is None:
             raise BadInputError("the file has no 'benchmark' column; say which benchmark it is with --benchmark "
-                                f"({', '.join(KNOWN_BENCHMARKS)})", path=path, column="benchmark")
+                                f"({', '.join(benchmark_names())})", path=path, column="benchmark")
         fills.append(pl.lit(benchmark.lower()).alias("benchmark"))
     elif benchmark is not None:
         fills.append(pl.col("benchmark").fill_null(benchmark.lower()))
@@ -73,9 +71,11 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     return frame, "mmbatch" if native else "vlmevalkit"
 
 
-def _group_expression(frame: pl.DataFrame, benchmark: str | None) -> pl.Expr:
-    """``g_index`` for a file without one: the MME image (its first question's index), else the circular group."""
-    if (benchmark or "").lower() == "mme" and "image_path" in frame.columns:
-        keys = [name for name in ("category", "image_path") if name in frame.columns]
-        return pl.col("index").min().over(keys)
-    return pl.col("index") % CIRCULAR_OFFSET
+def _group_expression(frame: pl.DataFrame, benchmark: str | None, path: Path) -> pl.Expr:
+    """``g_index`` for a file without one, by the benchmark's group rule; an unnamed benchmark groups as MMBench's
+    circular copies (``index % 1e6``), which VLMEvalKit's files imply."""
+    declared = find_benchmark(benchmark)
+    rule = declared.group_rule if declared is not None else "circular-offset"
+    if rule == "image-pair" and not {"image_path", "image_name"} & set(frame.columns):
+        rule = "circular-offset"  # no image to pair by: each row (index % 1e6) is its own group, as before
+    return group_index(frame.columns, rule, path=path)

@@ -6,11 +6,14 @@ reduction. What the rules leave open becomes a :class:`JudgeTask` when the judge
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from mmbatch.benchmarks.mme.yes_no import match_yes_no
+from mmbatch.benchmarks.declaration import Benchmark, load
+from mmbatch.benchmarks.mme.yes_no import vlmevalkit_yes_no
+from mmbatch.benchmarks.registry import find_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.extract.choice_rules import CHOICE_RULES, match_choice
 from mmbatch.extract.judge_prompts import mcq_judge_prompt, yes_no_judge_prompt
@@ -20,11 +23,6 @@ from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.prompts import is_missing
 from mmbatch.schema.columns import OPTION_LETTERS
 
-YES_NO_BENCHMARKS = frozenset({"mme"})
-"""Benchmarks whose answers are Yes/No."""
-CIRCULAR_BENCHMARKS = frozenset({"mmbench", "ccbench"})
-"""Benchmarks scored with CircularEval: a group with one wrong row has failed."""
-
 
 def present_choices(row: Mapping[str, Any]) -> dict[str, str]:
     """The row's options, letter -> text, in letter order; missing options are skipped without relabelling."""
@@ -33,7 +31,8 @@ def present_choices(row: Mapping[str, Any]) -> dict[str, str]:
 
 def group_key(row: Mapping[str, Any]) -> object:
     """Rows judged one after another: the circular group of a scored MMBench row, else the row alone."""
-    if row["benchmark"] in CIRCULAR_BENCHMARKS and not is_missing(row.get("answer")):
+    benchmark = find_benchmark(row["benchmark"])
+    if benchmark is not None and benchmark.circular and not is_missing(row.get("answer")):
         return ("group", row["g_index"])
     return ("row", row["index"])
 
@@ -53,8 +52,9 @@ def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: Pa
     if row.get("choice_logprobs") is not None:
         return _likelihood(row, options, path, letter_scoring)
     prediction = "" if is_missing(row.get("prediction")) else str(row["prediction"])
-    if row["benchmark"] in YES_NO_BENCHMARKS:
-        return _yes_no(row, prediction, options)
+    benchmark = find_benchmark(row["benchmark"])
+    if benchmark is not None and benchmark.answer_kind == "yes-no":
+        return _yes_no(row, prediction, options, benchmark)
     choices = present_choices(row)
     if not choices:
         return Outcome(None, "unmatched", note="the row has no options to match")
@@ -67,8 +67,9 @@ def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: Pa
     return JudgeTask(int(row["index"]), group_key(row), "mcq", prompt, _answer(row), choices)
 
 
-def _yes_no(row: Mapping[str, Any], prediction: str, options: ExtractOptions) -> Outcome | JudgeTask:
-    answer = match_yes_no(prediction, options.yes_no_rule)
+def _yes_no(row: Mapping[str, Any], prediction: str, options: ExtractOptions, benchmark: Benchmark
+            ) -> Outcome | JudgeTask:
+    answer = yes_no_rule(benchmark, options.yes_no_rule)(prediction)
     if answer is not None:
         return Outcome(answer, "yes-no")
     if options.yes_no_rule == "official":
@@ -77,6 +78,18 @@ def _yes_no(row: Mapping[str, Any], prediction: str, options: ExtractOptions) ->
         return Outcome(None, "unmatched", note="word rule: Unknown (--no-judge)")
     prompt = yes_no_judge_prompt(str(row["question"]), prediction)
     return JudgeTask(int(row["index"]), group_key(row), "yes-no", prompt, _answer(row))
+
+
+@cache
+def yes_no_rule(benchmark: Benchmark, rule: str) -> Callable[[str], str | None]:
+    """``--yes-no-rule``: ``official`` is the benchmark's own rule (its declaration names it), ``vlmevalkit``
+    VLMEvalKit's ``YOrN_Extraction`` for every yes/no benchmark."""
+    if rule == "vlmevalkit":
+        return vlmevalkit_yes_no
+    if rule == "official" and benchmark.official_yes_no is not None:
+        official: Callable[[str], str | None] = load(benchmark.official_yes_no)
+        return official
+    raise ValueError(f"unknown yes/no rule {rule!r} for {benchmark.name}")
 
 
 def _likelihood(row: Mapping[str, Any], options: ExtractOptions, path: Path | None, letter_scoring: bool

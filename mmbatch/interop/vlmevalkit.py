@@ -1,7 +1,9 @@
 """VLMEvalKit (and LLaVA upload) prediction files: an MMBench-style table (xlsx, TSV or Parquet) with ``prediction``.
 
-Every column is carried through. ``g_index`` comes from the file's own ``g_index`` column, else from the circular
-offset (``index % 1e6``); MME files (VLMEvalKit's ``MME`` dataset) pair the two questions of an image by
+Every column is carried through. The benchmark is ``--benchmark``, else the file's ``benchmark`` column, else the
+VLMEvalKit dataset named at the end of the file name (``<model>_<dataset>.xlsx``, as each benchmark declares it),
+else guessed from the columns. ``g_index`` comes from the file's own ``g_index`` column, else from the benchmark's
+group rule (:func:`mmbatch.row_facts.group_index`): MME files pair the two questions of an image by
 ``(category, image_path)``, as VLMEvalKit's own MME rating does. The ``image`` payload is dropped, as ``infer`` does.
 """
 
@@ -11,29 +13,34 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.benchmarks.declaration import Benchmark
+from mmbatch.benchmarks.mme.subtasks import SUBTASKS, part_of
+from mmbatch.benchmarks.registry import BENCHMARKS, find_benchmark
 from mmbatch.errors import BadInputError
-from mmbatch.extract.rule_pass import CIRCULAR_BENCHMARKS
-from mmbatch.interop.mme_eval_tool import SUBTASK_PART
 from mmbatch.interop.rows import (
     PROMPT_FROM_QUESTION,
     ImportOptions,
     ImportResult,
-    circular_group,
     default_model,
     finish_rows,
     renumber_duplicates,
     require_columns,
 )
+from mmbatch.row_facts import group_index
 from mmbatch.schema.columns import option_columns
 from mmbatch.tableio import read_table
 
 
 def detect_benchmark(frame: pl.DataFrame, requested: str | None, path: Path) -> str:
-    """``--benchmark``, else the file's ``benchmark`` column, else MCQ (options) -> mmbench, Yes/No answers -> mme."""
+    """``--benchmark``, else the file's ``benchmark`` column, else the dataset in the file name, else MCQ (options)
+    -> mmbench, Yes/No answers -> mme."""
     if requested:
         return requested
     if "benchmark" in frame.columns and frame["benchmark"].n_unique() == 1 and frame["benchmark"][0]:
         return str(frame["benchmark"][0])
+    named = _named_in_file_name(path)
+    if named is not None:
+        return named.name
     if option_columns(frame.columns):
         return "mmbench"
     if "answer" in frame.columns and frame["answer"].drop_nulls().is_in(["Yes", "No"]).all():
@@ -41,16 +48,21 @@ def detect_benchmark(frame: pl.DataFrame, requested: str | None, path: Path) -> 
     raise BadInputError("cannot tell the benchmark of this file; pass --benchmark", path=path)
 
 
-def group_index(frame: pl.DataFrame, benchmark: str, path: Path) -> pl.DataFrame:
-    """Add ``g_index``: the file's own, else the image pair (MME), else ``index % 1e6``."""
+def _named_in_file_name(path: Path) -> Benchmark | None:
+    """The benchmark whose VLMEvalKit dataset name ends the file name (``vila_8b_MME.xlsx`` -> mme), longest first."""
+    stem = path.stem.lower()
+    matches = [(len(dataset), benchmark) for benchmark in BENCHMARKS for dataset in benchmark.vlmevalkit_names
+               if stem == dataset or stem.endswith(f"_{dataset}")]
+    return max(matches, key=lambda match: match[0])[1] if matches else None
+
+
+def with_group_index(frame: pl.DataFrame, benchmark: str, path: Path) -> pl.DataFrame:
+    """Add ``g_index``: the file's own, else by the benchmark's group rule (``index % 1e6`` for an unknown one)."""
     if "g_index" in frame.columns:
         return frame
-    if benchmark != "mme":
-        return frame.with_columns(circular_group(pl.col("index")))
-    if "image_path" not in frame.columns:
-        raise BadInputError("MME rows need `image_path` (or `g_index`) to pair the two questions of each image",
-                            path=path, column="image_path")
-    return frame.with_columns(pl.col("index").min().over("category", "image_path").alias("g_index"))
+    declared = find_benchmark(benchmark)
+    rule = declared.group_rule if declared is not None else "circular-offset"
+    return frame.with_columns(group_index(frame.columns, rule, path=path))
 
 
 def _unique_indices(frame: pl.DataFrame, benchmark: str, options: ImportOptions) -> pl.DataFrame:
@@ -65,7 +77,8 @@ def _unique_indices(frame: pl.DataFrame, benchmark: str, options: ImportOptions)
             "each pair shared one verdict. Pass --duplicate-index renumber to import them with new indices (the "
             "source's kept in source_index) and score every row on its own", path=options.input,
             index=repeats["index"][0], column="index")
-    if benchmark in CIRCULAR_BENCHMARKS:
+    declared = find_benchmark(benchmark)
+    if declared is not None and declared.circular:
         raise BadInputError(f"{repeats.height} rows repeat an index ({shown}, ...); {benchmark} rows cannot be "
                             "renumbered: their index carries the circular group (index % 1e6)",
                             path=options.input, index=repeats["index"][0], column="index")
@@ -81,11 +94,12 @@ def import_rows(options: ImportOptions) -> ImportResult:
         frame = frame.drop("image")
     benchmark = detect_benchmark(frame, options.benchmark, options.input)
     frame = _unique_indices(frame, benchmark, options)
-    frame = group_index(frame, benchmark, options.input)
+    frame = with_group_index(frame, benchmark, options.input)
     if "benchmark" not in frame.columns:
         frame = frame.with_columns(pl.lit(benchmark).alias("benchmark"))
     if benchmark == "mme" and "category" in frame.columns and "l2-category" not in frame.columns:
-        frame = frame.with_columns(pl.col("category").replace_strict(SUBTASK_PART, default=None)
+        frame = frame.with_columns(pl.col("category").replace_strict({task: part_of(task) for task in SUBTASKS},
+                                                                      default=None)
                                    .alias("l2-category"))
     recorded = frame["model"].drop_nulls().first() if "model" in frame.columns else None
     model = default_model(options, str(recorded) if recorded is not None else None)

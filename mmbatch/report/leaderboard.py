@@ -11,46 +11,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-Headline = tuple[str, str | None, str, str]
-"""(level, group or None for every group of the level, metric, column title; ``{group}`` is replaced)."""
+from mmbatch.benchmarks.declaration import Headline, ReportView
+from mmbatch.benchmarks.registry import find_benchmark
 
 COUNT_METRICS = ("unmatched", "failed")
 """Row counts shown beside the headline numbers of every board."""
-
-
-@dataclass(frozen=True)
-class View:
-    """Which metrics of a benchmark a board shows."""
-
-    headline: tuple[Headline, ...]
-    """Summary columns, in order; columns without any value are left out."""
-    ability: tuple[str, str] | None = None
-    """(level, metric) of the per-ability table and chart."""
-    detail: tuple[str, str] | None = None
-    """(level, metric) of a finer table (MMBench L3 categories)."""
-
-
-_MMBENCH = View(
-    headline=(("overall", "Overall", "circular_acc", "Overall (circular)"),
-              ("overall", "Overall", "vanilla_acc", "Overall (vanilla)")),
-    ability=("l2-category", "circular_acc"),
-    detail=("category", "circular_acc"),
-)
-_SEED = View(
-    headline=(("overall", "Overall", "acc", "Overall"), ("data_type", None, "acc", "{group}"),
-              ("level", None, "acc", "{group}"), ("overall", "Overall", "acc_macro", "Mean of dimensions")),
-    ability=("dimension", "acc"),
-)
-VIEWS: dict[str, View] = {
-    "mmbench": _MMBENCH,
-    "ccbench": _MMBENCH,
-    "mme": View(headline=(("total", "perception", "score", "Perception"), ("total", "cognition", "score",
-                                                                          "Cognition")),
-                ability=("subtask", "score")),
-    "seedbench": _SEED,
-    "seedbench2": _SEED,
-}
-"""Benchmark -> view; other benchmarks show every ``overall`` metric."""
 
 
 @dataclass(frozen=True)
@@ -133,7 +98,8 @@ def build_boards(metrics: pl.DataFrame) -> list[Board]:
 
 
 def _board(benchmark: str, split: str | None, part: pl.DataFrame) -> Board:
-    view = VIEWS.get(benchmark) or View(headline=tuple(
+    declared = find_benchmark(benchmark)
+    view = (declared.view if declared is not None else None) or ReportView(headline=tuple(
         ("overall", None, str(m), f"{{group}} {m}") for m in part.filter(pl.col("level") == "overall")["metric"]
         .unique(maintain_order=True) if m not in COUNT_METRICS))
     columns = _headline_columns(part, view.headline)

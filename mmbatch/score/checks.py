@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.benchmarks.registry import benchmark_names, find_benchmark, get_benchmark
 from mmbatch.errors import BadInputError
-from mmbatch.score.scorers import SCORERS, get_scorer
 
 _SHOWN = 5
 """How many offending values an error message lists before ``and N more``."""
@@ -55,10 +55,10 @@ def resolve_benchmarks(frame: pl.DataFrame, benchmark: str | None, path: Path | 
             raise BadInputError(f"no rows of benchmark {benchmark!r}; the file holds {', '.join(present)}",
                                 path=path, column="benchmark")
     for name in frame["benchmark"].unique().sort().to_list():
-        if name not in SCORERS:
+        if find_benchmark(name) is None:
             first = frame.filter(pl.col("benchmark") == name)["index"][0]
             raise BadInputError(
-                f"no scorer for benchmark {name!r}; known: {', '.join(SCORERS)} "
+                f"no scorer for benchmark {name!r}; known: {', '.join(benchmark_names())} "
                 "(score an MMBench-style MCQ file with --benchmark mmbench)",
                 path=path, index=first, column="benchmark")
     return frame
@@ -103,11 +103,12 @@ def answered_rows(frame: pl.DataFrame, path: Path | None, *, partial: bool = Fal
     for benchmark in splits["benchmark"].unique().sort().to_list():
         of_benchmark = splits.filter(pl.col("benchmark") == benchmark)
         if of_benchmark["answered"].sum() == 0:
-            export = get_scorer(benchmark).submission_format
-            raise BadInputError(
-                f"the {benchmark} rows have no ground truth in 'answer' (a test split?): only the benchmark's "
-                f"server can score them; write the submission with `mmbatch export --format {export} "
-                f"--input {path or 'FILE'} --output SUBMISSION`", path=path, column="answer")
+            formats = get_benchmark(benchmark).export_formats
+            advice = (f"only the benchmark's server can score them; write the submission with `mmbatch export "
+                      f"--format {formats[0]} --input {path or 'FILE'} --output SUBMISSION`" if formats
+                      else "give the ground truth")
+            raise BadInputError(f"the {benchmark} rows have no ground truth in 'answer' (a test split?): {advice}",
+                                path=path, column="answer")
         for split, rows in of_benchmark.filter(pl.col("answered") == 0).select("split", "rows").iter_rows():
             warnings.append(f"{benchmark} split {split!r}: {rows} rows without answers are not scored "
                             "(submit them with `mmbatch export`)")

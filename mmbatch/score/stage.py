@@ -12,7 +12,9 @@ from typing import Any
 
 import polars as pl
 
+from mmbatch.benchmarks.registry import get_benchmark
 from mmbatch.errors import BadInputError
+from mmbatch.row_facts import group_index
 from mmbatch.score.bootstrap import CONFIDENCE, partition_rng
 from mmbatch.score.checks import answered_rows, check_unique_index, require_columns, resolve_benchmarks
 from mmbatch.score.estimate import estimate
@@ -93,7 +95,7 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
                         f"({100 * coverage['scored'] / coverage['rows']:.2f} %); {coverage['left_out']} rows without "
                         f"an answer left out" + (f" ({by_type})" if by_type else ""))
     scorers = {name: get_scorer(name) for name in frame["benchmark"].unique().to_list()}
-    hits = add_hits(frame, [name for name, s in scorers.items() if s.case_insensitive])
+    hits = add_hits(frame, [name for name in scorers if get_benchmark(name).case_insensitive])
     parts = []
     for key, rows in _partitions(hits):
         plan = scorers[str(key[0])].plan(rows)
@@ -136,7 +138,7 @@ def _partitions(frame: pl.DataFrame) -> list[tuple[tuple[object, ...], pl.DataFr
 
 
 def _with_default_columns(frame: pl.DataFrame) -> pl.DataFrame:
-    """Add ``model`` and ``split`` (null) when absent, and ``g_index`` from each benchmark's default grouping."""
+    """Add ``model`` and ``split`` (null) when absent, and ``g_index`` by each benchmark's declared group rule."""
     missing = [pl.lit(None, dtype=pl.String).alias(name) for name in ("model", "split") if name not in frame.columns]
     frame = frame.with_columns(missing) if missing else frame
     frame = frame.with_columns(pl.col("model", "split").cast(pl.String))
@@ -144,6 +146,6 @@ def _with_default_columns(frame: pl.DataFrame) -> pl.DataFrame:
         return frame
     default = pl.lit(None, dtype=pl.Int64)
     for name in frame["benchmark"].unique().to_list():
-        key = get_scorer(name).group_key(frame)
+        key = group_index(frame.columns, get_benchmark(name).group_rule)
         default = pl.when(pl.col("benchmark") == name).then(key).otherwise(default)
     return frame.with_columns(default.cast(pl.Int64).alias("g_index"))

@@ -36,10 +36,6 @@ class MMBenchReader:
 
     name: str = "mmbench"
     """The ``benchmark`` column value."""
-    default_template: str = "vlmevalkit"
-    """VLMEvalKit's prompt, which the MMBench leaderboard uses."""
-    default_mode: str = "generate"
-    """Models answer in free text; ``extract`` maps it to a letter."""
 
     def read(self, path: Path, options: ReadOptions) -> pl.DataFrame:
         """Read, check and group the rows of ``path``; generate circular copies when ``options.circular`` says so.

@@ -23,9 +23,6 @@ from mmbatch.score.plan import (
     groups_in_order,
 )
 
-CIRCULAR_OFFSET = 1_000_000
-"""Circular copy k of question i has index i + k * 1e6, so a file without ``g_index`` groups by index % 1e6."""
-
 L2_ABBREVIATIONS: dict[str, str] = {
     "attribute_reasoning": "AR",
     "coarse_perception": "CP",
@@ -53,13 +50,6 @@ METRICS = (
 
 class MmbenchScorer:
     """Scores MMBench-style MCQ files."""
-
-    case_insensitive = False
-    submission_format = "mmbench-submission"
-
-    def group_key(self, frame: pl.DataFrame) -> pl.Expr:
-        """``index % 1e6``: the circular group of protocols.md §1."""
-        return pl.col("index") % CIRCULAR_OFFSET
 
     def plan(self, rows: pl.DataFrame) -> ScorePlan:
         """One unit per circular group; cells Overall, each L2 ability and each category."""

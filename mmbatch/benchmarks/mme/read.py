@@ -40,10 +40,6 @@ class MmeReader:
 
     name: str = BENCHMARK
     """The ``benchmark`` column value."""
-    default_template: str = "mme"
-    """The question as it is: MME questions already end with "Please answer yes or no."."""
-    default_mode: str = "generate"
-    """MME is scored on the generated text (yes/no rules)."""
 
     def read(self, path: Path, options: ReadOptions) -> pl.DataFrame:
         """Prepared MME rows (without the prompt columns) from ``path``.

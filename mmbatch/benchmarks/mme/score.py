@@ -40,17 +40,6 @@ _SHOWN_IMAGES = 3
 class MmeScorer:
     """Scores MME's yes/no rows."""
 
-    case_insensitive = True
-    submission_format = "mme-eval-tool"
-
-    def group_key(self, frame: pl.DataFrame) -> pl.Expr:
-        """Without ``g_index``, an image is a distinct (subtask, image name) pair."""
-        image = next((c for c in ("image_name", "image_path") if c in frame.columns), None)
-        if image is None:
-            raise BadInputError("MME rows need a 'g_index' (or 'image_name') column to pair the two questions "
-                                "of each image", column="g_index")
-        return pl.struct(pl.col("category"), pl.col(image)).rank("dense").cast(pl.Int64)
-
     def plan(self, rows: pl.DataFrame) -> ScorePlan:
         """One unit per image; cells each subtask and each part's total."""
         images = image_units(rows)

@@ -56,10 +56,6 @@ class SeedBench1Reader:
 
     name: str = "seedbench"
     """The ``benchmark`` column value."""
-    default_template: str = "seed-likelihood"
-    """The official evaluation ranks the choices by likelihood after ``Question: ...\\nAnswer:``."""
-    default_mode: str = "likelihood"
-    """Answer ranking, as the official evaluation does."""
 
     def read(self, path: Path, options: ReadOptions) -> pl.DataFrame:
         """Prepared SEED-Bench-1 rows (without the prompt columns).

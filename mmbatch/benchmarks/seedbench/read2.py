@@ -38,10 +38,6 @@ class SeedBench2Reader:
 
     name: str = "seedbench2"
     """The ``benchmark`` column value."""
-    default_template: str = "seed-likelihood"
-    """The official evaluation ranks the choices by likelihood after ``Question: ...\\nAnswer:``."""
-    default_mode: str = "likelihood"
-    """Answer ranking, as the official evaluation does."""
 
     def read(self, path: Path, options: ReadOptions) -> pl.DataFrame:
         """Prepared SEED-Bench-2 rows (without the prompt columns).

@@ -37,16 +37,9 @@ STATS = ("questions", "right", "unmatched", "failed")
 class SeedScorer:
     """Scores SEED-Bench-1 (``second=False``) or SEED-Bench-2 rows."""
 
-    case_insensitive = False
-    submission_format = "seed-upload"
-
     def __init__(self, *, second: bool) -> None:
         self.second = second
         self.dimensions = SEED2_DIMENSIONS if second else SEED1_DIMENSIONS
-
-    def group_key(self, frame: pl.DataFrame) -> pl.Expr:
-        """Every SEED row is its own group."""
-        return pl.col("index")
 
     def plan(self, rows: pl.DataFrame) -> ScorePlan:
         """One unit per row; cells each dimension, data type, overall, and for SEED-2 each level and part."""

@@ -1,0 +1,97 @@
+"""The :class:`Benchmark` declaration: everything the stages need to know about one benchmark, in one place.
+
+Each benchmark package declares its benchmarks in its ``__init__`` (plain data plus ``module:attribute`` references,
+so the declaration is cheap to import); :mod:`mmbatch.benchmarks.registry` lists them. The reader, the scorer, the
+extract rule pass, the judge's group skipping, the report views, VLMEvalKit import and the CLI's ``--benchmark``
+choices and help all read these declarations, so a benchmark is one package plus one registry line.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any, Literal
+
+AnswerKind = Literal["mcq", "yes-no", "image"]
+"""What an answer is: an option letter, ``Yes``/``No``, or a chosen image (SEED-Bench-2 generation)."""
+ANSWER_KINDS: tuple[AnswerKind, ...] = ("mcq", "yes-no", "image")
+
+GroupRule = Literal["circular-offset", "image-pair", "row"]
+"""How ``g_index`` is derived for a file without one (see :func:`mmbatch.row_facts.group_index`):
+``circular-offset`` is ``index % 1e6`` (MMBench's CircularEval copies), ``image-pair`` the smallest index of the rows
+sharing (``category``, image) (MME's two questions per image), ``row`` the row's own index."""
+GROUP_RULES: tuple[GroupRule, ...] = ("circular-offset", "image-pair", "row")
+
+Headline = tuple[str, str | None, str, str]
+"""(level, group or None for every group of the level, metric, column title; ``{group}`` is replaced)."""
+
+
+@dataclass(frozen=True)
+class ReportView:
+    """Which metrics of a benchmark a leaderboard board shows."""
+
+    headline: tuple[Headline, ...]
+    """Summary columns, in order; columns without any value are left out."""
+    ability: tuple[str, str] | None = None
+    """(level, metric) of the per-ability table and chart."""
+    detail: tuple[str, str] | None = None
+    """(level, metric) of a finer table (MMBench L3 categories)."""
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its names, its files, its answers, its scoring and its report.
+
+    Every field is required, so a benchmark declared without one of them is a type error (and fails
+    ``tests/test_benchmark_registry.py``), never a silent fallback somewhere in a stage.
+    """
+
+    name: str
+    """The ``--benchmark`` name and the ``benchmark`` column value (lower case)."""
+    aliases: tuple[str, ...]
+    """Other names ``--benchmark`` accepts for it (lower case); rows still carry :attr:`name`."""
+    version: str
+    """Version of the benchmark's data and rules as mmbatch implements them, recorded in every stage's metadata."""
+    summary: str
+    """One line for ``--help``: what the benchmark is and which file format ``prepare`` reads."""
+    reader: str
+    """``module:attribute`` of its :class:`~mmbatch.benchmarks.base.Reader`."""
+    scorer: str
+    """``module:attribute`` of its :class:`~mmbatch.score.scorers.Scorer`."""
+    default_template: str
+    """Prompt template (a name in :data:`mmbatch.prompts.TEMPLATES`) when ``--prompt-template`` is not given."""
+    default_mode: Literal["generate", "likelihood"]
+    """``generate`` or ``likelihood`` when ``--mode`` is not given."""
+    answer_kind: AnswerKind
+    """How ``extract`` reads a prediction: option letters, yes/no, or an image."""
+    official_yes_no: str | None
+    """``module:attribute`` of the benchmark's own yes/no rule (``--yes-no-rule official``); None unless
+    :attr:`answer_kind` is ``yes-no``."""
+    circular: bool
+    """Whether rows form CircularEval groups: a group with one wrong row has failed, so the judge skips the rest of
+    a group once one row is known wrong, and indices cannot be renumbered."""
+    group_rule: GroupRule
+    """How ``g_index`` is derived for a file that lacks it."""
+    view: ReportView | None
+    """The report's board for it; None shows every ``overall`` metric."""
+    export_formats: tuple[str, ...]
+    """``mmbatch export --format`` names that fit it; the first turns a file without answers into a submission.
+    Empty for a benchmark whose answers are public (no submission server)."""
+    vlmevalkit_names: tuple[str, ...]
+    """VLMEvalKit dataset names (lower case) whose files ``import --format vlmevalkit`` recognises as this one."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """:attr:`name` then :attr:`aliases`."""
+        return (self.name, *self.aliases)
+
+    @property
+    def case_insensitive(self) -> bool:
+        """Whether ``extracted`` and ``answer`` compare ignoring case (``Yes``/``yes``)."""
+        return self.answer_kind == "yes-no"
+
+
+def load(target: str) -> Any:
+    """The object a ``module:attribute`` reference names, importing the module only now."""
+    module_name, _, attribute = target.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
