@@ -8,18 +8,20 @@ from __future__ import annotations
 
 from functools import cache
 
-from mmbatch.benchmarks import mmbench, mme, seedbench
-from mmbatch.benchmarks.declaration import Benchmark
+from mmbatch.benchmarks.declaration import Benchmark, load
 from mmbatch.errors import BadInputError
 
-BENCHMARKS: tuple[Benchmark, ...] = (
-    mmbench.MMBENCH,
-    mmbench.CCBENCH,
-    mme.MME,
-    seedbench.SEEDBENCH,
-    seedbench.SEEDBENCH2,
+DECLARATIONS: tuple[str, ...] = (
+    "mmbatch.benchmarks.mmbench:MMBENCH",
+    "mmbatch.benchmarks.mmbench:CCBENCH",
+    "mmbatch.benchmarks.mme:MME",
+    "mmbatch.benchmarks.seedbench:SEEDBENCH",
+    "mmbatch.benchmarks.seedbench:SEEDBENCH2",
 )
-"""The registered benchmarks, in the order help texts list them."""
+"""``module:attribute`` of every registered :class:`Benchmark`, in the order help texts list them."""
+
+BENCHMARKS: tuple[Benchmark, ...] = tuple(load(target) for target in DECLARATIONS)
+"""The registered benchmarks (a package's declaration is plain data: importing it reads no reader or scorer)."""
 
 
 @cache
