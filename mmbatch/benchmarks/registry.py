@@ -17,6 +17,7 @@ DECLARATIONS: tuple[str, ...] = (
     "mmbatch.benchmarks.mme:MME",
     "mmbatch.benchmarks.seedbench:SEEDBENCH",
     "mmbatch.benchmarks.seedbench:SEEDBENCH2",
+    "mmbatch.benchmarks.pope:POPE",
 )
 """``module:attribute`` of every registered :class:`Benchmark`, in the order help texts list them."""
 

@@ -1,0 +1,20 @@
+"""POPE's own yes/no rule (``--yes-no-rule official`` for ``pope``), from the evaluation script of the POPE paper.
+
+Only the first sentence counts (text before the first ``.``), commas are dropped, and the answer is No when a
+space-separated word is ``No``, ``no`` or ``not``, else Yes: the rule never leaves a row unmatched, so an answer that
+says neither counts as Yes. VLMEvalKit's numbers use its word rule instead (``--yes-no-rule vlmevalkit``).
+"""
+
+from __future__ import annotations
+
+from mmbatch.benchmarks.mme.yes_no import NO, YES
+
+NEGATIONS = frozenset({"No", "no", "not"})
+"""Words that make an answer No (case-sensitive, as the script compares them)."""
+
+
+def official_yes_no(prediction: str) -> str:
+    """``Yes`` or ``No`` by POPE's rule."""
+    first_sentence = prediction.split(".")[0]
+    words = first_sentence.replace(",", "").split(" ")
+    return NO if NEGATIONS.intersection(words) else YES
