@@ -18,6 +18,7 @@ DECLARATIONS: tuple[str, ...] = (
     "mmbatch.benchmarks.seedbench:SEEDBENCH",
     "mmbatch.benchmarks.seedbench:SEEDBENCH2",
     "mmbatch.benchmarks.pope:POPE",
+    "mmbatch.benchmarks.mmstar:MMSTAR",
 )
 """``module:attribute`` of every registered :class:`Benchmark`, in the order help texts list them."""
 
