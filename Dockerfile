@@ -3,6 +3,10 @@
 #   docker build --target light -t mmbatch:light .   # prepare, extract, score, report, validate (no torch, small)
 #   docker build --target full  -t mmbatch:full  .   # adds torch, transformers and decord on a CUDA runtime, for infer
 #
+# `make docker` builds both and tags them with the mmbatch version too (mmbatch:0.1.0-light, mmbatch:0.1.0-full).
+# Every Python package is installed at the version in constraints.txt (the versions the test suite passed with),
+# so rebuilding an image cannot change a score.
+#
 # Both run as a non-root user in /data (mount your files there) and keep the Hugging Face cache in the /hf-cache
 # volume. Nothing secret is baked in: pass OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY / HF_TOKEN with `docker run -e`.
 # HF_HUB_OFFLINE is deliberately not set here, so `-e HF_HUB_OFFLINE=1` (with a filled /hf-cache) runs offline and
@@ -25,16 +29,19 @@ FROM ${UV_IMAGE} AS uv
 FROM ${PYTHON_IMAGE} AS wheel
 COPY --from=uv /uv /usr/local/bin/uv
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY mmbatch ./mmbatch
 # The requirement lines name the wheel by its path (its file name carries the version) for the two targets.
 RUN uv build --wheel --out-dir /wheels . \
+    && cp constraints.txt /wheels/constraints.txt \
     && printf 'mmbatch @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/light.txt \
     && printf 'mmbatch[infer] @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/full.txt
 
 # ---------------------------------------------------------------------------------------------------------------
 # light: the stages that need no model. The base install has no torch (style.md rule 4), so this stays small.
 FROM ${PYTHON_IMAGE} AS light
+ARG MMBATCH_VERSION=0.1.0
+LABEL org.opencontainers.image.title="mmbatch light" org.opencontainers.image.version="${MMBATCH_VERSION}"
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     HF_HOME=/hf-cache \
@@ -43,7 +50,7 @@ ENV PYTHONUNBUFFERED=1 \
 COPY --from=uv /uv /usr/local/bin/uv
 COPY --from=wheel /wheels /tmp/wheels
 RUN uv venv --python /usr/local/bin/python3 /opt/mmbatch \
-    && uv pip install --no-cache -r /tmp/wheels/light.txt \
+    && uv pip install --no-cache -c /tmp/wheels/constraints.txt -r /tmp/wheels/light.txt \
     && rm -rf /tmp/wheels /usr/local/bin/uv \
     && useradd --create-home --uid 1000 --shell /usr/sbin/nologin mmbatch \
     && mkdir -p /data /hf-cache \
@@ -59,8 +66,10 @@ CMD ["--help"]
 # image (no apt packages to pin); torch's wheels bring their own CUDA libraries, the base brings the driver glue.
 # Ubuntu's own `ubuntu` user (uid 1000) is replaced so both images write files as the same uid 1000 `mmbatch`.
 FROM ${CUDA_IMAGE} AS full
+ARG MMBATCH_VERSION=0.1.0
 ARG PYTHON_VERSION=3.11.13
 ARG TORCH_VERSION=2.13.0
+LABEL org.opencontainers.image.title="mmbatch full" org.opencontainers.image.version="${MMBATCH_VERSION}"
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     HF_HOME=/hf-cache \
@@ -71,7 +80,7 @@ COPY --from=uv /uv /usr/local/bin/uv
 COPY --from=wheel /wheels /tmp/wheels
 RUN uv python install "${PYTHON_VERSION}" \
     && uv venv --python "${PYTHON_VERSION}" /opt/mmbatch \
-    && uv pip install --no-cache "torch==${TORCH_VERSION}" -r /tmp/wheels/full.txt \
+    && uv pip install --no-cache -c /tmp/wheels/constraints.txt "torch==${TORCH_VERSION}" -r /tmp/wheels/full.txt \
     && rm -rf /tmp/wheels /usr/local/bin/uv \
     && userdel --remove ubuntu \
     && useradd --create-home --uid 1000 --shell /usr/sbin/nologin mmbatch \

@@ -11,19 +11,20 @@ export PYTHONDONTWRITEBYTECODE ?= 1
 ## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer and dev extras)
 install: .cache/installed
 
-.cache/installed: pyproject.toml
+# constraints.txt pins every package to the version the suite passed with (tools/freeze_constraints.py writes it).
+.cache/installed: pyproject.toml constraints.txt
 	@mkdir -p .cache
-	$(PIP) install --disable-pip-version-check -q "torch==$(TORCH_VERSION)"
-	$(PIP) install --disable-pip-version-check -q -e ".[infer,dev]"
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt "torch==$(TORCH_VERSION)"
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e ".[infer,dev]"
 	@touch $@
 
 ## install-light: the base install only (prepare, extract, score, report)
 install-light:
-	$(PIP) install --disable-pip-version-check -q -e .
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e .
 
 ## test: lint, type check, schema drift check and the whole suite (offline, CPU)
 test: install airflow-env
-	$(PYTHON) -m ruff check mmbatch tests bench examples
+	$(PYTHON) -m ruff check mmbatch tests bench examples tools
 	$(PYTHON) -m mypy mmbatch
 	$(PYTHON) -m pytest -q
 
@@ -46,10 +47,11 @@ demo: install
 bench: install
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PYTHON) $$script || exit 1; done
 
-## docker: build the `full` and `light` images (needs a Docker engine)
+## docker: build the `full` and `light` images, tagged with the mmbatch version and as light/full (needs Docker)
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 docker:
-	docker build --target light -t mmbatch:light .
-	docker build --target full -t mmbatch:full .
+	docker build --target light --build-arg MMBATCH_VERSION=$(VERSION) -t mmbatch:$(VERSION)-light -t mmbatch:light .
+	docker build --target full --build-arg MMBATCH_VERSION=$(VERSION) -t mmbatch:$(VERSION)-full -t mmbatch:full .
 
 ## airflow-env: Airflow in its own virtualenv (never in mmbatch's), for the DAG test; a no-op once built
 AIRFLOW_VENV ?= .cache/airflow-venv
