@@ -20,8 +20,8 @@ from mmbatch.backends.base import Result
 from mmbatch.errors import BadInputError
 from mmbatch.journal import partial_dir
 from mmbatch.schema.columns import PREDICTION_COLUMNS
+from mmbatch.schema.types import polars_type
 from mmbatch.shards import Shard
-from mmbatch.tableio import polars_type
 
 PREDICTION_NAMES: tuple[str, ...] = tuple(c.name for c in PREDICTION_COLUMNS)
 PREDICTION_SCHEMA: dict[str, pl.DataType] = {"index": pl.Int64(), **{

@@ -12,13 +12,13 @@ The answers hold only the model's text; the questions come from ``--questions``:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.interop.json_lines import read_jsonl
 from mmbatch.interop.llava_mme import mme_frame
 from mmbatch.interop.rows import (
     PROMPT_FROM_SOURCE,
@@ -31,32 +31,6 @@ from mmbatch.interop.rows import (
 from mmbatch.tableio import READ_FORMATS, read_table
 
 ANSWER_FIELDS = ("question_id", "prompt", "text")
-
-
-def read_jsonl(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The JSON objects of a JSON-lines file, each checked for the ``required`` keys.
-
-    Raises:
-        BadInputError: a missing file, a line that is not JSON, or a record without a required key (line named).
-    """
-    if not path.is_file():
-        raise BadInputError("no such file", path=path)
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError as exc:
-                raise BadInputError(f"line {number} is not JSON ({exc})", path=path) from exc
-            missing = [key for key in required if not isinstance(record, dict) or key not in record]
-            if missing:
-                raise BadInputError(f"line {number} has no '{missing[0]}'", path=path, column=missing[0])
-            records.append(record)
-    if not records:
-        raise BadInputError("the file has no lines", path=path)
-    return records
 
 
 def detect_benchmark(answers: list[dict[str, Any]], tables: list[Path], requested: str | None) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.interop.json_lines import read_jsonl
 from mmbatch.interop.mme_eval_tool import SUBTASK_PART, read_tool_lines, subtask_files
 
 LLAVA_INSTRUCTION = "Answer the question using a single word or phrase."
@@ -49,8 +50,6 @@ def official_question(prompt: str, subtask: str, image: str, truth: GroundTruth)
 
 def question_records(paths: list[Path]) -> dict[tuple[str, str], deque[dict[str, Any]]]:
     """LLaVA question lines keyed by (question_id, text), in file order (ids repeat: two questions per image)."""
-    from mmbatch.interop.llava_jsonl import read_jsonl
-
     keyed: dict[tuple[str, str], deque[dict[str, Any]]] = defaultdict(deque)
     for path in paths:
         for record in read_jsonl(path, ("question_id", "text")):

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.interop.json_lines import read_result_lines
 
 QUESTION_COLUMNS: dict[str, pl.DataType] = {
     "question_id": pl.String(), "question": pl.String(), "A": pl.String(), "B": pl.String(), "C": pl.String(),
@@ -96,8 +97,6 @@ def _add_benchmark_json(questions: SeedQuestions, path: Path) -> None:
 
 
 def _add_result_answers(questions: SeedQuestions, path: Path) -> None:
-    from mmbatch.interop.seed_results import read_result_lines
-
     for record in read_result_lines(path):
         if record.get("gt_answer") is not None:
             questions.add(str(record["question_id"]), {"answer": str(record["gt_answer"])})

@@ -10,13 +10,10 @@ adds question texts, options, dimensions and ground truth.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-from typing import Any
-
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.interop.json_lines import read_result_lines
 from mmbatch.interop.rows import ImportOptions, ImportResult, default_model, finish_rows
 from mmbatch.interop.seed_dimensions import SEED2_DIMENSIONS, SEED2_ID, seed1_data_type, seed2_dimension
 from mmbatch.interop.seed_questions import SeedQuestions, read_seed_questions
@@ -35,50 +32,6 @@ def unknown_option(letter: str) -> str:
     see them present to accept the recorded letter. The text says plainly that it is not the real one.
     """
     return f"(option {letter}: text not in the results file)"
-
-
-def read_result_lines(path: Path) -> list[dict[str, Any]]:
-    """The records of a result file, one per line, tolerating trailing commas, blank lines and ``[``/``]`` lines.
-
-    A file holding one JSON array is read as that array.
-
-    Raises:
-        BadInputError: a line is not a JSON object with ``question_id`` and ``prediction``, naming the line.
-    """
-    if not path.is_file():
-        raise BadInputError("no such file", path=path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadInputError("the file is not UTF-8", path=path) from exc
-    records: list[tuple[int, Any]] = []
-    stripped = text.strip()
-    if stripped.startswith("[") and stripped.endswith("]") and "\n" not in stripped:
-        records = list(enumerate(_loads(stripped, path, 1), start=1))
-    else:
-        items = [(number, line.strip().removesuffix(",").strip())
-                 for number, line in enumerate(text.splitlines(), start=1)]
-        items = [(number, item) for number, item in items if item not in ("", "[", "]")]
-        try:  # one parse for the whole file is several times faster than one per line
-            records = list(zip([n for n, _ in items], json.loads("[" + ",".join(i for _, i in items) + "]"),
-                               strict=True))
-        except ValueError:
-            records = [(number, _loads(item, path, number)) for number, item in items]
-    if not records:
-        raise BadInputError("the file has no result lines", path=path)
-    rows = []
-    for number, record in records:
-        if not isinstance(record, dict) or "question_id" not in record or "prediction" not in record:
-            raise BadInputError(f"line {number} is not a {{\"question_id\", \"prediction\"}} object", path=path)
-        rows.append(record)
-    return rows
-
-
-def _loads(text: str, path: Path, number: int) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise BadInputError(f"line {number} is not JSON ({exc})", path=path) from exc
 
 
 def detect_benchmark(question_ids: list[str], requested: str | None) -> str:

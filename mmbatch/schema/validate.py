@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.schema.columns import OPTION_LETTERS, STAGES, Stage, option_columns
-from mmbatch.tableio import polars_type
+from mmbatch.schema.types import polars_type
 
 MAX_REPORTED_PER_CHECK = 20
 """Rows named per kind of violation before the rest are counted."""

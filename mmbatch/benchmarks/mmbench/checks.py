@@ -8,7 +8,7 @@ import polars as pl
 
 from mmbatch.errors import BadInputError
 from mmbatch.schema.columns import option_columns
-from mmbatch.tableio import restore_types
+from mmbatch.schema.types import restore_types
 
 REQUIRED_COLUMNS = ("index", "question")
 """Columns an MMBench-style file cannot do without (plus ``image`` or ``image_path``)."""

@@ -7,7 +7,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.schema.columns import column_dtype
-from mmbatch.tableio import polars_type
+from mmbatch.schema.types import polars_type
 
 FIRST_COLUMNS = (
     "index", "g_index", "benchmark", "question", "A", "B", "C", "D", "answer", "category", "l2-category",
