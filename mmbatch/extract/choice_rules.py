@@ -6,8 +6,8 @@ comparable when every evaluator matches answers the same way. The same rules par
 VLMEvalKit changed the rules twice, and numbers published over the years were made with the rules of their day, so
 each era is offered by name (:data:`CHOICE_RULES`); each behaves as ``vlmeval/utils/matching_util.py`` did then.
 One branch of every era is left out on purpose: with the ``VERBOSE`` environment variable set, VLMEvalKit refuses a
-lone ``A`` among more than three tokens ("A might be a quantifier"); it is off by default and no published number
-depends on a debugging switch.
+lone ``A`` among more than three tokens ("A might be a quantifier"), a debugging switch that is off unless that
+variable is set.
 """
 
 from __future__ import annotations
