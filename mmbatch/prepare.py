@@ -99,7 +99,7 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     if benchmark.name != reader.name:
         # A benchmark sharing a reader (ccbench is read by the mmbench reader) is still scored and reported as itself.
         frame = frame.with_columns(pl.lit(benchmark.name).alias("benchmark"))
-    frame = with_prompts(frame, template, mode)
+    frame = with_generation_prompts(with_prompts(frame, template, mode))
     frame, violations = validate_frame(frame, PREPARED)
     if violations:
         raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=options.input)
@@ -154,6 +154,26 @@ def with_prompts(frame: pl.DataFrame, template: str, mode: str) -> pl.DataFrame:
         pl.lit(template).alias("prompt_template"),
         pl.lit(mode).alias("mode"),
     )
+
+
+GENERATION_TEMPLATE = "image-generation"
+"""The ``prompt_template`` of ``generate-image`` rows: their prompt is the reader's ``generation_prompt`` as it is."""
+GENERATE_IMAGE = "generate-image"
+
+
+def with_generation_prompts(frame: pl.DataFrame) -> pl.DataFrame:
+    """Rows with a ``generation_prompt`` (SEED-Bench-2 level 3) answer by generating an image, whatever ``--mode``
+    says for the other rows: their prompt is that text, their mode ``generate-image``."""
+    if "generation_prompt" not in frame.columns:
+        return frame
+    generating = pl.col("generation_prompt").is_not_null()
+    frame = frame.with_columns(
+        pl.when(generating).then(pl.col("generation_prompt")).otherwise(pl.col("prompt")).alias("prompt"),
+        pl.when(generating).then(pl.lit(GENERATION_TEMPLATE)).otherwise(pl.col("prompt_template"))
+        .alias("prompt_template"),
+        pl.when(generating).then(pl.lit(GENERATE_IMAGE)).otherwise(pl.col("mode")).alias("mode"),
+    )
+    return frame.with_columns(pl.Series("prompt_hash", [prompt_hash(p) for p in frame["prompt"]], dtype=pl.String))
 
 
 def prompt_inputs(frame: pl.DataFrame) -> Iterator[PromptInput]:

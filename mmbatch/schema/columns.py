@@ -16,8 +16,8 @@ DType = Literal["int64", "float64", "string", "list[float64]", "list[int64]"]
 OPTION_LETTERS: tuple[str, ...] = tuple(string.ascii_uppercase)
 """Option columns are single uppercase letters; any letter may appear (MMBench uses A-D, some files more)."""
 
-MODES = ("generate", "likelihood")
-EXTRACT_METHODS = ("rule", "judge", "likelihood", "yes-no", "unmatched", "error")
+MODES = ("generate", "likelihood", "generate-image")
+EXTRACT_METHODS = ("rule", "judge", "likelihood", "yes-no", "clip", "unmatched", "error")
 
 
 @dataclass(frozen=True)
@@ -90,12 +90,17 @@ PREPARED_COLUMNS: tuple[Column, ...] = (
            required=True, nullable=False),
     Column("prompt_template", "string", "Name of the template that rendered `prompt`.", required=True, nullable=False),
     Column("prompt_hash", "string", "SHA-256 (first 16 hex digits) of `prompt`, to compare prompts across runs."),
-    Column("mode", "string", "How the model answers: free generation or log-likelihood ranking of the options.",
+    Column("mode", "string", "How the model answers: free generation, log-likelihood ranking of the options, or "
+           "generating an image (SEED-Bench-2 level 3).",
            required=True, nullable=False, enum=MODES),
     Column("question_id", "string", "The source's own question id (SEED-Bench)."),
     Column("question_type_id", "int64", "SEED-Bench dimension number."),
     Column("data_type", "string", "Media kind of the row: image, video, ... (SEED-Bench)."),
     Column("segment", "list[float64]", "Video segment [start, end]: seconds (SEED dim 11) or frames (dim 12)."),
+    Column("option_image_paths", "string", "Image options under --media-root as a JSON list of paths in letter order "
+           "(SEED-Bench-2 level 3)."),
+    Column("generation_prompt", "string", "The text an image generator is given (SEED-Bench-2 level 3: the caption, "
+           "or the question); its input images are in `image_path`."),
 )
 
 PREDICTION_COLUMNS: tuple[Column, ...] = (
@@ -106,6 +111,8 @@ PREDICTION_COLUMNS: tuple[Column, ...] = (
     Column("error", "string", "Why the row failed; empty when it is fine."),
     Column("output_tokens", "int64", "Tokens generated for the row."),
     Column("latency_ms", "float64", "Wall time spent on the row (its share of the batch), in milliseconds."),
+    Column("generated_image", "string", "generate-image mode: the PNG the model made, relative to the folder of the "
+           "predictions file."),
 )
 
 EXTRACTION_COLUMNS: tuple[Column, ...] = (
@@ -114,6 +121,8 @@ EXTRACTION_COLUMNS: tuple[Column, ...] = (
            enum=EXTRACT_METHODS),
     Column("judge_model", "string", "The LLM judge that decided the row, when one did."),
     Column("judge_raw", "string", "The judge's last raw reply, when one was asked."),
+    Column("choice_similarities", "list[float64]", "clip method: cosine similarity of the generated image to each "
+           "option image, in letter order."),
     Column("extract_note", "string", "Why a row is unmatched or failed in extract (e.g. its circular group had "
            "already failed, so the judge was not asked)."),
 )

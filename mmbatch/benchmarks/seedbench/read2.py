@@ -5,7 +5,8 @@ Input: ``SEED-Bench_v2_level1_2_3.json`` (or the SEED-Bench-2-Plus JSON) and ``-
 ``data_id`` may be one file or a list: several images (``Multiple Images``), the images an interleaved question's
 ``<img>`` placeholders stand for (in order), the candidate images of the generation dimensions 25-27, or the 8
 frames of a ``Video`` question. A list is written as a JSON list of paths: in ``video_path`` for ``Video`` rows, in
-``image_path`` otherwise. ``category`` is the dimension name (for SEED-Bench-2-Plus, which has no dimension ids,
+``image_path`` otherwise; level-3 questions (dimensions 25-27) are split by
+:mod:`~mmbatch.benchmarks.seedbench.generation_rows` into input and option images. ``category`` is the dimension name (for SEED-Bench-2-Plus, which has no dimension ids,
 ``question_image_type``), ``l2-category`` is ``subpart`` (the part: Single-Image & Text Comprehension, ...), and the
 source's ``level``, ``subpart``, ``data_source``, ``version`` and any other fields are carried as text.
 """
@@ -20,6 +21,7 @@ import polars as pl
 
 from mmbatch.benchmarks.base import ReadOptions
 from mmbatch.benchmarks.seedbench.dimensions import SEED2_DIMENSION_NAMES
+from mmbatch.benchmarks.seedbench.generation_rows import generation_fields, is_generation_row
 from mmbatch.benchmarks.seedbench.media_files import MediaChecker
 from mmbatch.benchmarks.seedbench.read import read_seed_file
 from mmbatch.benchmarks.seedbench.records import extra_fields, shared_fields
@@ -54,6 +56,10 @@ def seed2_row(record: dict[str, Any], *, index: int, path: Path, media: MediaChe
     """One prepared SEED-Bench-2 row, its media files checked."""
     row = shared_fields(record, index=index, path=path, benchmark=benchmark, dimension_names=dimension_names,
                         category_field=PLUS_CATEGORY_FIELD)
+    row["l2-category"] = record.get("subpart") or row["data_type"]
+    if is_generation_row(record):
+        row.update(generation_fields(record, row["question_type_id"], index=index, path=path, media=media))
+        return {**extra_fields(record), **row}
     column = "video_path" if row["data_type"] == VIDEO_DATA_TYPE else "image_path"
     data_id = record.get("data_id")
     if isinstance(data_id, list) and data_id and all(isinstance(d, str) and d for d in data_id):
@@ -64,7 +70,6 @@ def seed2_row(record: dict[str, Any], *, index: int, path: Path, media: MediaChe
     else:
         raise BadInputError(f"'data_id' must be a path or a list of paths, not {data_id!r}", path=path,
                             index=index, column=column)
-    row["l2-category"] = record.get("subpart") or row["data_type"]
     return {**extra_fields(record), **row}
 
 

@@ -12,6 +12,7 @@ from mmbatch.schema.types import polars_type
 FIRST_COLUMNS = (
     "index", "g_index", "benchmark", "question", "A", "B", "C", "D", "answer", "category", "l2-category",
     "image_path", "video_path", "question_id", "question_type_id", "data_type", "segment",
+    "option_image_paths", "generation_prompt",
 )
 """Column order of a prepared SEED file; extra source fields follow, in the order first met."""
 
