@@ -48,7 +48,7 @@ def test_schema_marks_required_and_option_columns() -> None:
     schema = stage_schema(STAGES["prepared"])
     assert "index" in schema["required"] and "prompt" in schema["required"]
     assert "^[A-Z]$" in schema["patternProperties"]
-    assert schema["properties"]["mode"]["enum"] == ["generate", "likelihood"]
+    assert schema["properties"]["mode"]["enum"] == ["generate", "likelihood", "generate-image"]
     json.dumps(schema)
 
 
@@ -83,7 +83,7 @@ def test_every_violation_is_reported_with_row_indices() -> None:
     assert "column 'prompt': required column is missing" in text
     assert "duplicate index (rows index=1, 1)" in text
     assert "answer is not one of the row's option letters (rows index=1)" in text
-    assert "column 'mode': value not one of generate, likelihood (rows index=1)" in text
+    assert "column 'mode': value not one of generate, likelihood, generate-image (rows index=1)" in text
 
 
 def test_validate_command_reports_type_errors_of_tsv_files(tmp_path: Path, cli) -> None:

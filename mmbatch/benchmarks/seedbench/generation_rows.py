@@ -57,5 +57,5 @@ def generation_fields(record: dict[str, Any], dimension: int | None, *, index: i
 
 def caption(question: str) -> str:
     """The caption of a dimension-25 question: the text after "description:", or the whole question."""
-    head, marker, tail = question.partition(CAPTION_MARKER)
+    _, marker, tail = question.partition(CAPTION_MARKER)
     return tail.strip() if marker and tail.strip() else question

@@ -6,9 +6,10 @@ Input: ``SEED-Bench_v2_level1_2_3.json`` (or the SEED-Bench-2-Plus JSON) and ``-
 ``<img>`` placeholders stand for (in order), the candidate images of the generation dimensions 25-27, or the 8
 frames of a ``Video`` question. A list is written as a JSON list of paths: in ``video_path`` for ``Video`` rows, in
 ``image_path`` otherwise; level-3 questions (dimensions 25-27) are split by
-:mod:`~mmbatch.benchmarks.seedbench.generation_rows` into input and option images. ``category`` is the dimension name (for SEED-Bench-2-Plus, which has no dimension ids,
-``question_image_type``), ``l2-category`` is ``subpart`` (the part: Single-Image & Text Comprehension, ...), and the
-source's ``level``, ``subpart``, ``data_source``, ``version`` and any other fields are carried as text.
+:mod:`~mmbatch.benchmarks.seedbench.generation_rows` into input and option images. ``category`` is the dimension
+name (for SEED-Bench-2-Plus, which has no dimension ids, ``question_image_type``), ``l2-category`` is ``subpart``
+(the part: Single-Image & Text Comprehension, ...), and the source's ``level``, ``subpart``, ``data_source``,
+``version`` and any other fields are carried as text.
 """
 
 from __future__ import annotations
