@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
@@ -59,6 +60,8 @@ class Request:
     """The row's ground truth when known. Real models never read it; the ``echo`` backend's dry-run modes do."""
     answer_position: int | None = None
     """Likelihood mode: position of the right answer in ``options`` when known (``echo`` only, like ``answer``)."""
+    option_images: list[Path] = field(default_factory=list)
+    """generate-image mode: the option image files in letter order (``echo`` only, like ``answer``)."""
 
 
 @dataclass
@@ -79,6 +82,10 @@ class Result:
     """Wall time spent on the row (its share of the batch)."""
     error: str | None = None
     """Why the row failed, or None."""
+    image: Image.Image | None = None
+    """generate-image mode: the generated picture; the stage writes it as a PNG and fills ``generated_image``."""
+    generated_image: str | None = None
+    """generate-image mode: where the stage wrote ``image``, relative to the predictions file's folder."""
 
 
 class Backend(Protocol):
@@ -101,4 +108,13 @@ class Backend(Protocol):
 
     def close(self) -> None:
         """Release the model (GPU memory, HTTP sessions)."""
+        ...
+
+
+@runtime_checkable
+class ImageGenerator(Protocol):
+    """A backend that can also answer ``generate-image`` rows (SEED-Bench-2 level 3)."""
+
+    def generate_images(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """One picture per request (``Result.image``), from its prompt and input images, yielded as they finish."""
         ...

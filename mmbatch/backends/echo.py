@@ -11,6 +11,10 @@
 - ``media``: a description of what the model would see (``2 images 32x16 8x8``, ``video 8 frames 64x48``), to
   check image references and frame sampling end to end.
 
+In ``generate-image`` mode (SEED-Bench-2 level 3) ``answer`` returns the right option's image file as it is and
+``letter:X`` option ``X``'s, so that CLIP extraction and scoring can be checked end to end; the other modes fail
+the row.
+
 Scores in likelihood mode are ``-1`` per token (a token is a whitespace-separated word), minus 5 more for every
 option that is not the chosen one, so ``choice_logprobs`` and ``choice_ntokens`` look like a real model's.
 
@@ -26,8 +30,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from PIL import Image
+
 from mmbatch.backends.base import BackendOptions, Request, Result
 from mmbatch.errors import BadInputError
+from mmbatch.schema.columns import OPTION_LETTERS
 
 MODES = ("answer", "fixed", "letter", "prompt", "media")
 DELAY_VARIABLE = "MMBATCH_ECHO_DELAY_S"
@@ -96,8 +103,29 @@ class EchoBackend:
             yield [Result(request.index, choice_logprobs=logprobs, choice_ntokens=ntokens, output_tokens=0,
                           latency_ms=_elapsed_ms(start))]
 
+    def generate_images(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """The chosen option's own image (``answer``: the right one, ``letter:X``: option X), one row at a time."""
+        for request in requests:
+            start = time.perf_counter()
+            self._wait()
+            yield [self._option_image(request, start)]
+
     def close(self) -> None:
         """Nothing to release."""
+
+    def _option_image(self, request: Request, start: float) -> Result:
+        if self.mode.name == "answer":
+            letter = request.answer
+        elif self.mode.name == "letter":
+            letter = self.mode.argument
+        else:
+            return Result(request.index, error=f"echo mode {self.mode.name!r} makes no image; use answer or letter:X")
+        position = OPTION_LETTERS.index(letter) if letter in OPTION_LETTERS else len(request.option_images)
+        if position >= len(request.option_images):
+            return Result(request.index, error=f"no option image for letter {letter!r}")
+        with Image.open(request.option_images[position]) as picture:
+            image = picture.convert("RGB")
+        return Result(request.index, prediction="", image=image, output_tokens=0, latency_ms=_elapsed_ms(start))
 
     def _wait(self) -> None:
         if self.delay_s > 0:

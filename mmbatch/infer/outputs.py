@@ -86,6 +86,7 @@ def results_frame(results: Sequence[Result], model: str, *, with_index: bool = T
             "error": r.error,
             "output_tokens": r.output_tokens,
             "latency_ms": r.latency_ms,
+            "generated_image": r.generated_image,
         }
         for r in results
     ]

@@ -8,7 +8,8 @@ Where a row's pictures come from, in order of preference:
 - ``video_path``: a video file (frames chosen by the SEED-Bench rule, :mod:`mmbatch.video`) or a JSON list of frame
   files.
 
-Likelihood rows also get their continuations: the present options' texts in letter order (``content``) or
+generate-image rows also get the files of their option images (``option_image_paths``; only the ``echo`` backend
+reads them). Likelihood rows also get their continuations: the present options' texts in letter order (``content``) or
 ``A.``, ``B.``.. (``letter``). A row whose media is missing or broken raises :class:`RowError`; the stage records it
 in the row's ``error`` and goes on.
 """
@@ -100,6 +101,8 @@ class RequestBuilder:
             else:
                 request.options = [str(row[letter]) for letter in present]
             request.answer_position = present.index(answer) if answer in present else None
+        if row.get("mode") == "generate-image":
+            request.option_images = self._paths(row, "option_image_paths")
         return request
 
     def _media(self, row: dict[str, Any]) -> tuple[list[Image.Image], bool]:

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from mmbatch.backends.base import Backend, Request, Result
+from mmbatch.backends.base import Backend, ImageGenerator, Request, Result
 from mmbatch.infer.requests import RequestBuilder, RowError
 
-MODES = ("generate", "likelihood")
+MODES = ("generate", "likelihood", "generate-image")
 MIN_CHUNK_ROWS = 32
 BATCHES_PER_CHUNK = 4
 ROUNDS_PER_CHUNK = 8
@@ -51,7 +51,7 @@ def chunk_rows(backend: str, batch_size: int, concurrency: int) -> int:
 
 
 def plan_chunks(todo: pl.DataFrame, size: int) -> list[tuple[str, pl.DataFrame]]:
-    """(mode, rows) chunks: generate rows first, each mode sorted by prompt length, then group, then ``index``.
+    """(mode, rows) chunks: generate, likelihood, then generate-image rows, each sorted by prompt length, group, index.
 
     Circular copies share a group and have prompts of the same length, so they end up side by side and reuse one
     decoded image (:class:`~mmbatch.infer.requests.RequestBuilder` keeps the last few).
@@ -96,6 +96,8 @@ def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens:
         return
     if chunk.mode == "likelihood":
         results = backend.loglikelihood(chunk.requests)
+    elif chunk.mode == "generate-image" and isinstance(backend, ImageGenerator):
+        results = backend.generate_images(chunk.requests)
     else:
         results = backend.generate(chunk.requests, max_new_tokens=max_new_tokens)
     expected = {request.index for request in chunk.requests}

@@ -17,8 +17,9 @@ import polars as pl
 
 from mmbatch import __version__
 from mmbatch.backends import BACKENDS
-from mmbatch.backends.base import Backend, Result
+from mmbatch.backends.base import Backend, ImageGenerator, Result
 from mmbatch.errors import BadInputError
+from mmbatch.infer.images import store_images
 from mmbatch.infer.outputs import carried_columns, finished_frame, output_rows, progress_folder, shard_output_path
 from mmbatch.infer.requests import RequestBuilder, default_media_root
 from mmbatch.infer.runner import chunk_rows, plan_chunks, prefetched_chunks, run_chunk
@@ -59,6 +60,20 @@ def create_backend(options: InferOptions) -> Backend:
     return backend
 
 
+def refuse_image_rows_without_generator(backend: Backend, todo: pl.DataFrame, input_path: Path) -> None:
+    """A backend that cannot make pictures is refused before any row runs, rather than failing every image row.
+
+    Raises:
+        BadInputError: ``todo`` has ``generate-image`` rows and the backend is no image generator.
+    """
+    image_rows = todo.filter(pl.col("mode") == "generate-image")
+    if image_rows.height and not isinstance(backend, ImageGenerator):
+        backend.close()
+        raise BadInputError(f"{image_rows.height} rows are in mode generate-image (e.g. index "
+                            f"{image_rows['index'][0]}), which the {backend.name} backend cannot answer; use "
+                            "--backend diffusers, openai (images API) or echo", path=input_path, column="mode")
+
+
 def run_infer(options: InferOptions) -> InferSummary:
     """Run (or resume) ``infer`` for the options' shard and write its output.
 
@@ -85,6 +100,7 @@ def run_infer(options: InferOptions) -> InferSummary:
     backend_settings, tokens = _previous_backend_settings(journal.dir, output), 0
     if todo.height or backend_settings is None:
         backend = create_backend(options)
+        refuse_image_rows_without_generator(backend, todo, options.input)
         backend_settings = backend.settings()
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
@@ -124,11 +140,13 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
     plan = plan_chunks(todo, chunk_rows(options.backend, options.batch_size, options.concurrency))
     positions = {index: row for row, index in enumerate(carried["index"].to_list())}
+    image_rows = set(todo.filter(pl.col("mode") == "generate-image")["index"].to_list())
     tokens = 0
     with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
 
         def commit(results: list[Result]) -> None:
             nonlocal tokens
+            store_images([result for result in results if result.index in image_rows], options.output)
             journal.commit(output_rows(carried, positions, results, options.model))
             new_tokens = sum(r.output_tokens or 0 for r in results)
             tokens += new_tokens
