@@ -63,6 +63,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--skip-failed-groups", action=argparse.BooleanOptionalAction, default=True,
                         help="CircularEval: do not ask the judge about rows of a group already known wrong "
                         "(default on, as VLMEvalKit)")
+    parser.add_argument("--clip-model", default="openai/clip-vit-large-patch14",
+                        help="generate-image rows (SEED-Bench-2 level 3): CLIP-family model comparing the generated "
+                        "picture with each option picture (default openai/clip-vit-large-patch14); recorded")
+    parser.add_argument("--clip-batch-size", type=positive_int, default=16,
+                        help="generate-image rows: pictures per CLIP forward pass (default 16)")
+    parser.add_argument("--clip-device", default="auto", help="generate-image rows: auto (CUDA when present), cpu, "
+                        "cuda or cuda:N")
+    parser.add_argument("--media-root", type=Path, help="generate-image rows: folder of the option pictures "
+                        "(default: the one prepare recorded)")
     parser.add_argument("--force", action="store_true",
                         help="discard earlier progress for OUTPUT made with other settings instead of refusing")
     return parser
@@ -82,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
         max_retries=args.max_retries, retry_backoff_s=args.retry_backoff, choice_rules=args.choice_rules,
         yes_no_rule=args.yes_no_rule,
         likelihood_reduction=args.likelihood_reduction, unmatched=args.unmatched, seed=args.seed,
-        skip_failed_groups=args.skip_failed_groups, force=args.force,
+        skip_failed_groups=args.skip_failed_groups, clip_model=args.clip_model,
+        clip_batch_size=args.clip_batch_size, clip_device=args.clip_device, media_root=args.media_root,
+        force=args.force,
     )
     result = run_extract(options)
     for line in summary_lines(result.summary):

@@ -52,5 +52,13 @@ class ExtractOptions:
     """Seed of ``--unmatched random`` (each row's letter depends only on the seed and its index)."""
     skip_failed_groups: bool = True
     """CircularEval: rows of a group already known wrong are not sent to the judge (as VLMEvalKit does)."""
+    clip_model: str = "openai/clip-vit-large-patch14"
+    """generate-image rows: the CLIP-family model (``AutoModel``/``AutoProcessor``) that compares pictures."""
+    clip_batch_size: int = 16
+    """generate-image rows: pictures per CLIP forward pass."""
+    clip_device: str = "auto"
+    """generate-image rows: where CLIP runs (``auto`` = CUDA when present, ``cpu``, ``cuda``, ``cuda:N``)."""
+    media_root: Path | None = None
+    """Folder of the option pictures; None uses the one ``prepare`` recorded (as ``infer`` does)."""
     force: bool = False
     """Discard earlier progress made with other settings instead of refusing."""

@@ -15,7 +15,7 @@ class Outcome:
     extracted: str | None
     """The chosen letter, ``Yes``/``No``, or None."""
     method: str
-    """``rule``, ``judge``, ``likelihood``, ``yes-no``, ``unmatched`` or ``error``."""
+    """``rule``, ``judge``, ``likelihood``, ``yes-no``, ``clip``, ``unmatched`` or ``error``."""
     judge_model: str | None = None
     """The judge asked about the row, if any."""
     judge_raw: str | None = None
@@ -24,6 +24,8 @@ class Outcome:
     """Why the row is unmatched or failed, in words."""
     error: str | None = None
     """Why the row failed (method ``error``); goes to the ``error`` column so a rerun retries it."""
+    similarities: tuple[float, ...] | None = None
+    """``clip`` rows: similarity of the generated picture to each option picture, in letter order."""
 
 
 @dataclass(frozen=True)

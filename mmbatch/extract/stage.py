@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ import polars as pl
 
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.extract.choice_rules import CHOICE_RULES
+from mmbatch.extract.clip_phase import decide_by_clip, is_image_row
 from mmbatch.extract.input_adapter import adapt_predictions
 from mmbatch.extract.judge_phase import GROUP_FAILED_NOTE, JudgeSession
 from mmbatch.extract.judge_prompts import MCQ_TEMPLATE_CN, MCQ_TEMPLATE_EN, YES_NO_TEMPLATE, template_hash
@@ -34,7 +36,10 @@ from mmbatch.tableio import file_format, read_table, write_table
 RESUME_KEY = "extract_resume"
 """Metadata key of the settings a rerun must match to resume."""
 RULE_VARIANT = "vlmevalkit-can_infer"
-_OUTCOME_SCHEMA = {"index": pl.Int64, **{name: pl.String for name in OUTCOME_COLUMNS}, "error": pl.String}
+SIMILARITIES = "choice_similarities"
+"""Written only by ``clip`` rows; an extracted file without generate-image rows does not have the column."""
+_OUTCOME_SCHEMA: dict[str, pl.DataType] = {"index": pl.Int64(), **{name: pl.String() for name in OUTCOME_COLUMNS},
+                                           "error": pl.String(), SIMILARITIES: pl.List(pl.Float64())}
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     frame, input_format = adapt_predictions(table.frame, path=options.input, benchmark=options.benchmark,
                                             model_name=options.model_name)
     letter_scoring = (table.metadata.get("infer") or {}).get("likelihood_target") == "letter"
-    decided, tasks, groups, answers = _first_pass(frame, options, letter_scoring)
+    decided, tasks, groups, answers, image_rows = _first_pass(frame, options, letter_scoring)
     stats = None
     with JudgeSession(options) if tasks else nullcontext() as session:
         if session is not None:
@@ -76,6 +81,8 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
             _commit(journal, rows)
             outcomes.update(rows)
 
+        clip = _run_clip([row for row in image_rows if int(row["index"]) not in outcomes], options, table.metadata,
+                         commit)
         if session is not None:
             session.decide([t for t in tasks if t.index not in outcomes], outcomes, groups, answers,
                                      commit)
@@ -89,6 +96,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
                           official_api=_is_official_api(options.judge_base_url))
     output = _with_outcomes(frame, outcomes)
     settings = {**_extract_metadata(options, input_format, summary),
+                "clip": clip or (table.metadata.get("extract") or {}).get("clip"),
                 "likelihood_scored": "letters" if letter_scoring else "option texts"}
     metadata = {**table.metadata, "stage": "extracted", "extract": settings,
                 RESUME_KEY: journal.settings}
@@ -99,22 +107,42 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
 
 
 def _first_pass(frame: pl.DataFrame, options: ExtractOptions, letter_scoring: bool
-                ) -> tuple[dict[int, Outcome], list[JudgeTask], dict[int, object], dict[int, str | None]]:
-    """Rules over every row: decided rows, judge tasks, and each row's group and answer."""
+                ) -> tuple[dict[int, Outcome], list[JudgeTask], dict[int, object], dict[int, str | None],
+                           list[dict[str, Any]]]:
+    """Rules over every row: decided rows, judge tasks, each row's group and answer, and the rows for CLIP."""
     decided: dict[int, Outcome] = {}
     tasks: list[JudgeTask] = []
+    image_rows: list[dict[str, Any]] = []
     groups: dict[int, object] = {}
     answers: dict[int, str | None] = {}
     for row in frame.iter_rows(named=True):
         index = int(row["index"])
         groups[index] = group_key(row)
         answers[index] = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
+        if is_image_row(row):
+            image_rows.append(row)
+            continue
         result = decide_by_rules(row, options, path=options.input, letter_scoring=letter_scoring)
         if isinstance(result, JudgeTask):
             tasks.append(result)
         else:
             decided[index] = result
-    return decided, tasks, groups, answers
+    return decided, tasks, groups, answers, image_rows
+
+
+def _run_clip(rows: list[dict[str, Any]], options: ExtractOptions, metadata: dict[str, Any],
+              commit: Callable[[list[tuple[int, Outcome]]], None]) -> dict[str, Any] | None:
+    """CLIP over the generate-image rows still to decide (loading the model only then); its settings, or None."""
+    if not rows:
+        return None
+    from mmbatch.extract.clip_ranking import ClipRanker
+    from mmbatch.infer.requests import default_media_root
+
+    media_root = options.media_root or default_media_root(options.input, metadata)
+    ranker = ClipRanker(options.clip_model, batch_size=options.clip_batch_size, device=options.clip_device)
+    decide_by_clip(rows, ranker, predictions=options.input, media_root=media_root, commit=commit)
+    return {**ranker.settings(), "model": options.clip_model, "pictures_embedded": ranker.embedded,
+            "media_root": str(media_root)}
 
 
 def _check_options(options: ExtractOptions) -> None:
@@ -139,6 +167,7 @@ def _resume_settings(options: ExtractOptions) -> dict[str, Any]:
         "unmatched": options.unmatched,
         "seed": options.seed if options.unmatched == "random" else None,
         "skip_failed_groups": options.skip_failed_groups,
+        "clip_model": options.clip_model,
     }
 
 
@@ -165,9 +194,14 @@ def _committed_outcomes(journal: RowJournal) -> dict[int, Outcome]:
     rows = rows.filter(pl.col("extract_method").is_not_null())
     return {
         int(row["index"]): Outcome(row["extracted"], row["extract_method"], row.get("judge_model"),
-                                   row.get("judge_raw"), note=row.get("extract_note"))
+                                   row.get("judge_raw"), note=row.get("extract_note"),
+                                   similarities=_similarities(row.get(SIMILARITIES)))
         for row in rows.iter_rows(named=True)
     }
+
+
+def _similarities(cell: Iterable[float] | None) -> tuple[float, ...] | None:
+    return None if cell is None else tuple(float(value) for value in cell)
 
 
 def _outcome_frame(rows: list[tuple[int, Outcome]]) -> pl.DataFrame:
@@ -180,6 +214,7 @@ def _outcome_frame(rows: list[tuple[int, Outcome]]) -> pl.DataFrame:
             "judge_raw": [o.judge_raw for _, o in rows],
             "extract_note": [o.note for _, o in rows],
             "error": [o.error for _, o in rows],
+            SIMILARITIES: [None if o.similarities is None else list(o.similarities) for _, o in rows],
         },
         schema=_OUTCOME_SCHEMA,
     )
@@ -193,12 +228,13 @@ def _commit(journal: RowJournal, rows: list[tuple[int, Outcome]]) -> None:
 def _with_outcomes(frame: pl.DataFrame, outcomes: dict[int, Outcome]) -> pl.DataFrame:
     """The input rows, in input order, with the extract columns added (replacing any earlier ones)."""
     decided = _outcome_frame([(int(i), outcomes[int(i)]) for i in frame["index"]])
-    base = frame.drop([c for c in OUTCOME_COLUMNS if c in frame.columns])
+    base = frame.drop([c for c in (*OUTCOME_COLUMNS, SIMILARITIES) if c in frame.columns])
     if "error" in base.columns:
         joined = base.with_columns(decided["error"].alias("error"))
     else:
         joined = base.with_columns(decided["error"])
-    return joined.with_columns(decided.select(OUTCOME_COLUMNS))
+    added = [*OUTCOME_COLUMNS, SIMILARITIES] if decided[SIMILARITIES].is_not_null().any() else list(OUTCOME_COLUMNS)
+    return joined.with_columns(decided.select(added))
 
 
 def _extract_metadata(options: ExtractOptions, input_format: str, summary: dict[str, Any]) -> dict[str, Any]:
