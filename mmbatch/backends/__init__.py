@@ -8,3 +8,7 @@ BACKENDS: dict[str, str] = {
     "echo": "mmbatch.backends.echo",
 }
 """``--backend`` name -> module providing ``create_backend(options) -> Backend``."""
+
+IMAGE_GENERATORS: frozenset[str] = frozenset({"echo"})
+"""Backends that answer ``generate-image`` rows (their module's backend has ``generate_images``); ``infer`` refuses
+the others before loading a model when the input has such rows."""

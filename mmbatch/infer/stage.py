@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 
 from mmbatch import __version__
-from mmbatch.backends import BACKENDS
-from mmbatch.backends.base import Backend, ImageGenerator, Result
+from mmbatch.backends import BACKENDS, IMAGE_GENERATORS
+from mmbatch.backends.base import Backend, Result
 from mmbatch.errors import BadInputError
 from mmbatch.infer.images import store_images
 from mmbatch.infer.outputs import carried_columns, finished_frame, output_rows, progress_folder, shard_output_path
@@ -60,18 +60,17 @@ def create_backend(options: InferOptions) -> Backend:
     return backend
 
 
-def refuse_image_rows_without_generator(backend: Backend, todo: pl.DataFrame, input_path: Path) -> None:
-    """A backend that cannot make pictures is refused before any row runs, rather than failing every image row.
+def refuse_image_rows_without_generator(backend: str, todo: pl.DataFrame, input_path: Path) -> None:
+    """A backend that cannot make pictures is refused before its model loads, rather than failing every image row.
 
     Raises:
         BadInputError: ``todo`` has ``generate-image`` rows and the backend is no image generator.
     """
     image_rows = todo.filter(pl.col("mode") == "generate-image")
-    if image_rows.height and not isinstance(backend, ImageGenerator):
-        backend.close()
+    if image_rows.height and backend not in IMAGE_GENERATORS:
         raise BadInputError(f"{image_rows.height} rows are in mode generate-image (e.g. index "
-                            f"{image_rows['index'][0]}), which the {backend.name} backend cannot answer; use "
-                            "--backend diffusers, openai (images API) or echo", path=input_path, column="mode")
+                            f"{image_rows['index'][0]}), which the {backend} backend cannot answer; use --backend "
+                            f"{' or '.join(sorted(IMAGE_GENERATORS))}", path=input_path, column="mode")
 
 
 def run_infer(options: InferOptions) -> InferSummary:
@@ -99,8 +98,8 @@ def run_infer(options: InferOptions) -> InferSummary:
 
     backend_settings, tokens = _previous_backend_settings(journal.dir, output), 0
     if todo.height or backend_settings is None:
+        refuse_image_rows_without_generator(options.backend, todo, options.input)
         backend = create_backend(options)
-        refuse_image_rows_without_generator(backend, todo, options.input)
         backend_settings = backend.settings()
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")

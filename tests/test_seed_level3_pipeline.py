@@ -1,0 +1,137 @@
+"""SEED-Bench-2 level 3 end to end through the CLI: generate-image infer, CLIP extraction with a real (tiny) CLIP
+loaded through AutoModel/AutoProcessor, and score. An echo model that returns the right option's picture must score
+100 %, one that returns a wrong option's picture 0 %: a picture is most similar to itself."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from PIL import Image
+
+from mmbatch.cli import main
+from mmbatch.tableio import read_table
+from tests.conftest import REPO_ROOT
+from tests.support.seed_level3 import write_level3_benchmark
+from tests.support.tiny_clip import tiny_clip
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory, shared_data) -> Path:
+    folder = tmp_path_factory.mktemp("level3")
+    source = write_level3_benchmark(folder / "media", shared_data, copies=2)
+    out = folder / "prepared.parquet"
+    assert main(["prepare", "--benchmark", "seedbench2", "--input", str(source), "--output", str(out)]) == 0
+    return out
+
+
+def metrics(path: Path) -> dict[tuple[str, str, str], float]:
+    return {(r["level"], r["group"], r["metric"]): r["value"] for r in json.loads(path.read_text())}
+
+
+def run_chain(prepared: Path, folder: Path, echo_mode: str) -> dict[tuple[str, str, str], float]:
+    preds, extracted, scores = folder / "preds.parquet", folder / "extracted.parquet", folder / "metrics.json"
+    assert main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "echo",
+                 "--model", echo_mode]) == 0
+    assert main(["extract", "--input", str(preds), "--output", str(extracted), "--no-judge",
+                 "--clip-model", str(tiny_clip()), "--clip-batch-size", "3"]) == 0
+    assert main(["score", "--input", str(extracted), "--output", str(scores), "--bootstrap", "20"]) == 0
+    rows = read_table(extracted).frame
+    assert rows["extract_method"].to_list() == ["clip"] * rows.height
+    assert all(len(similarities) == 4 for similarities in rows["choice_similarities"].to_list())
+    assert read_table(extracted).metadata["extract"]["clip"]["model"] == str(tiny_clip())
+    return metrics(scores)
+
+
+def test_right_picture_scores_100_and_wrong_picture_0(prepared, tmp_path):
+    right = run_chain(prepared, tmp_path / "right", "answer")
+    for group in ("Text-to-Image Generation", "Next Image Prediction", "Text-Image Creation"):
+        assert right[("dimension", group, "acc")] == 100.0
+    assert right[("part", "Image Generation", "acc")] == 100.0
+    assert right[("part", "Image & Text Generation", "acc")] == 100.0
+    assert right[("level", "L3", "acc")] == 100.0
+    extracted = read_table(tmp_path / "right" / "extracted.parquet").frame
+    for row in extracted.iter_rows(named=True):  # the chosen option is the picture itself: similarity 1
+        assert row["choice_similarities"][ord(row["answer"]) - ord("A")] == pytest.approx(1.0, abs=1e-5)
+
+    wrong = run_chain(prepared, tmp_path / "wrong", "letter:D")  # D is never the answer of these questions
+    assert wrong[("level", "L3", "acc")] == 0.0
+    assert wrong[("overall", "Overall", "acc")] == 0.0
+
+
+def test_generated_pictures_sit_beside_the_predictions_and_survive_shards_and_merge(prepared, tmp_path):
+    preds = tmp_path / "preds.parquet"
+    for shard in ("0/2", "1/2"):
+        assert main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "echo",
+                     "--model", "answer", "--shard", shard]) == 0
+    merged = tmp_path / "merged.parquet"
+    assert main(["merge", "--output", str(merged), str(tmp_path / "preds.shard-0-of-2.parquet"),
+                 str(tmp_path / "preds.shard-1-of-2.parquet")]) == 0
+    rows = read_table(merged).frame
+    assert rows.height == 6 and rows["error"].null_count() == 6
+    media = prepared.parent / "media"
+    for row in rows.iter_rows(named=True):
+        generated = tmp_path / row["generated_image"]
+        assert generated.suffix == ".png" and generated.parent.name == "preds.images"
+        right = media / json.loads(row["option_image_paths"])[ord(row["answer"]) - ord("A")]
+        assert np.array_equal(np.asarray(Image.open(generated)), np.asarray(Image.open(right).convert("RGB")))
+
+
+def test_a_text_backend_is_refused_for_image_rows(prepared, tmp_path, capsys):
+    code = main(["infer", "--input", str(prepared), "--output", str(tmp_path / "p.parquet"), "--backend", "hf",
+                 "--model", str(tmp_path / "no-model")])
+    assert code == 2
+    assert "generate-image" in capsys.readouterr().err
+
+
+def test_kill_9_during_image_generation_loses_no_picture_and_repeats_no_row(tmp_path, shared_data):
+    source = write_level3_benchmark(tmp_path / "media", shared_data, copies=8)
+    prepared, preds = tmp_path / "prepared.parquet", tmp_path / "preds.parquet"
+    assert main(["prepare", "--benchmark", "seedbench2", "--input", str(source), "--output", str(prepared)]) == 0
+    progress = tmp_path / "preds.parquet.partial"
+    args = [sys.executable, "-m", "mmbatch", "infer", "--input", str(prepared), "--output", str(preds),
+            "--backend", "echo", "--model", "answer"]
+    env = {**os.environ, "MMBATCH_ECHO_DELAY_S": "0.15"}
+    process = subprocess.Popen(args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while committed(progress) < 4 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done = committed_rows(progress)
+    assert 4 <= len(done) < 24, "the run must be killed in the middle of image generation"
+    before = {index: (tmp_path / "preds.images" / f"{index}.png").stat().st_mtime_ns for index in done}
+
+    rerun = subprocess.run(args, cwd=REPO_ROOT, env={**os.environ}, capture_output=True, text=True, timeout=300)
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"{len(done)} already done, {24 - len(done)} to run" in rerun.stderr
+    rows = read_table(preds).frame
+    assert rows.height == 24 and rows["error"].null_count() == 24
+    assert all((tmp_path / name).is_file() for name in rows["generated_image"])
+    after = {index: (tmp_path / "preds.images" / f"{index}.png").stat().st_mtime_ns for index in done}
+    assert after == before  # finished rows were not generated again
+
+
+def committed_rows(progress: Path) -> set[int]:
+    frames = []
+    for part in progress.glob("part-*.parquet"):
+        try:
+            frames.append(pl.read_parquet(part, columns=["index", "error"]))
+        except (FileNotFoundError, OSError):  # being compacted or written at this moment
+            return committed_rows(progress)
+    if not frames:
+        return set()
+    rows = pl.concat(frames)
+    return set(rows.filter(pl.col("error").is_null())["index"].to_list())
+
+
+def committed(progress: Path) -> int:
+    return len(committed_rows(progress))
