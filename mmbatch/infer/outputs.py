@@ -26,6 +26,7 @@ from mmbatch.shards import Shard
 PREDICTION_NAMES: tuple[str, ...] = tuple(c.name for c in PREDICTION_COLUMNS)
 PREDICTION_SCHEMA: dict[str, pl.DataType] = {"index": pl.Int64(), **{
     c.name: polars_type(c.dtype) for c in PREDICTION_COLUMNS}}
+GENERATED_IMAGE = "generated_image"
 DROPPED_COLUMNS = ("image",)
 """Input columns an ``infer`` output does not carry (the image payload, contract.md)."""
 
@@ -112,4 +113,6 @@ def finished_frame(rows: pl.DataFrame, input_columns: Sequence[str]) -> pl.DataF
                if name not in rows.columns]
     rows = rows.with_columns(missing) if missing else rows
     typed = [pl.col(name).cast(PREDICTION_SCHEMA[name]) for name in PREDICTION_NAMES]
+    if rows[GENERATED_IMAGE].is_null().all():  # only files with generate-image rows carry the column
+        columns.remove(GENERATED_IMAGE)
     return rows.with_columns(typed).select(columns).sort("index")
