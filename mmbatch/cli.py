@@ -8,15 +8,23 @@ parser stays fast; heavy imports happen inside ``run``.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
 
 from mmbatch import __version__
-from mmbatch.errors import MmbatchError
+from mmbatch.errors import EXIT_BAD_INPUT, MmbatchError
 from mmbatch.options import apply_environment_defaults, unknown_variable_warnings
+from mmbatch.secret_values import guard_streams, register_secret
+
+KEY_VARIABLES = ("OPENAI_API_KEY", "MMBATCH_JUDGE_API_KEY")
+"""Environment variables holding API keys: their values are scrubbed from all output."""
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
+"""Write failures that are the environment's, not a bug: reported in one line (exit 2), not as a traceback."""
 
 COMMANDS: dict[str, str] = {
     "prepare": "mmbatch.commands.prepare",
@@ -58,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``mmbatch`` console script; returns the exit status."""
+    for variable in KEY_VARIABLES:  # registered before anything can print or write: keys never leave the process
+        register_secret(os.environ.get(variable, "").strip())
+    with guard_streams():
+        return _run(argv)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     # Only the main thread may set a handler (the Python API may run commands in others); restored at the end, so
     # that calling main() in-process leaves the caller's handler as it was.
     previous = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() \
@@ -69,10 +84,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         return int(args._run(args))
     except MmbatchError as exc:
-        from mmbatch.console import error_console
-
-        error_console.print(f"[bold red]error:[/] {exc}", markup=True, highlight=False, soft_wrap=True)
+        _print_error(str(exc))
         return exc.exit_code
+    except OSError as exc:
+        if exc.errno not in OUTPUT_ERRNOS:
+            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        _print_error(f"cannot write{where}: {exc.strerror or exc}; free space or fix permissions, then rerun "
+                     "(finished rows are kept)")
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C); infer and extract keep their finished rows: rerun to resume", file=sys.stderr)
         return 130
@@ -91,6 +111,15 @@ class Terminated(BaseException):
 
 def _terminated(signum: int, frame: object) -> None:
     raise Terminated
+
+
+def _print_error(message: str) -> None:
+    from rich.text import Text
+
+    from mmbatch.console import error_console
+
+    # The message is plain text: an index like "[/]" or a path like "[bold]x.tsv" must print as it is.
+    error_console.print(Text("error: ", style="bold red") + Text(message), highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

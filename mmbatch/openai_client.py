@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mmbatch.errors import BadInputError
+from mmbatch.secret_values import register_secret, scrub_text
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -65,6 +66,7 @@ def api_key_from_environment(variables: Iterable[str]) -> str | None:
     for name in variables:
         value = os.environ.get(name, "").strip()
         if value:
+            register_secret(value)
             return value
     return None
 
@@ -201,10 +203,10 @@ class ChatClient:
             if not isinstance(text, str):
                 raise TypeError("no text content")
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            snippet = content[:80].decode("utf-8", "replace")
-            return _Failure(f"not a chat completion from {self.where}: {snippet!r}", True)
-        usage = data.get("usage") or {}
-        return ChatReply(text, int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+            snippet = self.scrub(repr(content[:80].decode("utf-8", "replace")))
+            return _Failure(f"not a chat completion from {self.where}: {snippet}", True)
+        usage = data.get("usage")
+        return ChatReply(text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens"))
 
     async def probe(self, model: str) -> None:
         """Check at start-up that the server answers, accepts the key and serves ``model``.
@@ -239,9 +241,10 @@ class ChatClient:
             raise BadInputError(f"the probe of {self.where} failed: {outcome.message}")
 
     def scrub(self, text: str) -> str:
-        """``text`` without the API key (servers echo parts of a wrong key in their messages)."""
-        if self.settings.api_key:
-            text = text.replace(self.settings.api_key, "***")
+        """``text`` without the API key in any echoed form (:mod:`mmbatch.secret_values`), nor anything shaped like
+        an OpenAI key (servers echo parts of a wrong key in their messages)."""
+        register_secret(self.settings.api_key)
+        text = scrub_text(text)
         return re.sub(r"sk-[A-Za-z0-9_\-*]{3,}", "sk-***", text)
 
     async def aclose(self) -> None:
@@ -249,6 +252,15 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def _token_count(usage: Any, name: str) -> int:
+    """A token count from ``usage``; 0 when absent or not a whole number (a server's bad usage must not fail a row
+    whose answer is fine)."""
+    value = usage.get(name) if isinstance(usage, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
+        return 0
+    return max(0, int(value))
 
 
 def _error_message(content: bytes) -> str:

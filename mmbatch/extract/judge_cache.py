@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmbatch.errors import BadInputError
+from mmbatch.secret_values import scrub_text
 
 DEFAULT_CACHE_NAME = "mmbatch-judge-cache.sqlite"
 """The cache's file name beside the output when ``--judge-cache`` is not given (shared by outputs of one folder)."""
@@ -82,7 +83,8 @@ class JudgeCache:
         """Store a reply (committed at once)."""
         self._db.execute(
             "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (model, _sha256(prompt), attempt, float(temperature), prompt, reply, prompt_tokens, completion_tokens,
+            (model, _sha256(prompt), attempt, float(temperature), prompt, scrub_text(reply), prompt_tokens,
+             completion_tokens,
              time.time()),
         )
 

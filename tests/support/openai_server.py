@@ -33,7 +33,8 @@ class Fault:
     """One scripted misbehaviour, used for one request."""
 
     kind: str
-    """``status`` (an HTTP error), ``hang`` (answer nothing for ``seconds``) or ``garbage`` (a 200 that is not JSON)."""
+    """``status`` (an HTTP error), ``hang`` (answer nothing for ``seconds``), ``garbage`` (a 200 that is not JSON) or
+    ``echo-headers`` (a 200 echoing the request headers as text)."""
     status: int = 500
     """HTTP status for ``status`` faults."""
     retry_after: str | None = None
@@ -54,6 +55,9 @@ def hang(seconds: float = 30.0) -> Fault:
 
 GARBAGE = Fault("garbage")
 """A fault answering 200 with a body that is not a chat completion."""
+ECHO_HEADERS = Fault("echo-headers")
+"""A fault answering 200 with a plain-text body that echoes the request's headers (an API key among them), as a
+misconfigured proxy does."""
 
 
 @dataclass
@@ -216,6 +220,12 @@ class _Handler(BaseHTTPRequestHandler):
         if fault.kind == "hang":
             self.server_state._stop.wait(fault.seconds)
             self.close_connection = True
+            return True
+        if fault.kind == "echo-headers":
+            # Authorization first, as a proxy's error page would show it: within any snippet of the body.
+            headers = sorted(self.headers.items(), key=lambda item: item[0].lower() != "authorization")
+            echoed = "".join(f"{name}: {value}\n" for name, value in headers)
+            self._send_bytes(200, echoed.encode(), "text/plain")
             return True
         if fault.kind == "garbage":
             self._send_bytes(200, b"<html>502 Bad Gateway</html>\x00\xff", "application/json")
