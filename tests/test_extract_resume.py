@@ -16,7 +16,7 @@ from support.openai_server import OpenAIServer, ServerScript
 
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.stage import run_extract
-from mmbatch.journal import partial_dir
+from mmbatch.journal import committed_rows, partial_dir
 from mmbatch.tableio import read_table
 
 ROWS = 40
@@ -39,7 +39,7 @@ def test_kill_9_while_judging_then_resume(tmp_path: Path) -> None:
                                    env={**os.environ, **NO_KEYS}, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
-        while not list(partial_dir(out).glob("part-*.parquet")):  # the first commit of judged rows
+        while committed_rows(partial_dir(out)) is None:  # the first commit of judged rows
             assert process.poll() is None, "extract ended before it could be killed"
             assert time.monotonic() < deadline
             time.sleep(0.05)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
-from mmbatch.journal import COMPACT_EVERY, RowJournal
+import mmbatch.journal as journal_module
+from mmbatch.journal import RowJournal
 from mmbatch.tableio import write_table
 
 
@@ -15,17 +17,18 @@ def rows(indices: list[int], error: str | None = None) -> pl.DataFrame:
                          "error": pl.Series([error] * len(indices), dtype=pl.String)})
 
 
-def test_own_parts_are_compacted_and_others_left_alone(tmp_path: Path) -> None:
+def test_own_segments_are_compacted_and_others_left_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(journal_module, "ROTATE_COMMITS", 50)
     shared = tmp_path / "preds.parquet.partial"
     other = RowJournal(tmp_path / "preds.shard-1-of-2.parquet", {"m": 1}, progress_dir=shared)
     other.commit(rows([-1]))
     journal = RowJournal(tmp_path / "preds.shard-0-of-2.parquet", {"m": 1}, progress_dir=shared)
-    for i in range(2 * COMPACT_EVERY + 5):
+    for i in range(2 * 50 + 5):
         journal.commit(rows([i]))
-    parts = list(shared.glob("part-*.parquet"))
-    assert len(parts) <= 10
+    assert len(list(shared.glob("part-*.parquet"))) == 2  # one per rotation of this process's segment
+    assert len(list(shared.glob("seg-*.arrows"))) == 2  # the other (live) process's and this one's current
     reread = RowJournal(tmp_path / "preds.parquet", {"m": 1}, progress_dir=shared).rows()
-    assert reread is not None and sorted(reread["index"].to_list()) == list(range(-1, 2 * COMPACT_EVERY + 5))
+    assert reread is not None and sorted(reread["index"].to_list()) == list(range(-1, 2 * 50 + 5))
 
 
 def test_a_success_beats_a_later_failure_and_dotted_settings_keys(tmp_path: Path) -> None:

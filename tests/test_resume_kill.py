@@ -18,6 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.journal import committed_rows
 from mmbatch.tableio import read_table
 from tests.conftest import REPO_ROOT, run_cli
 from tests.support.prepared_files import prepared_frame, write_prepared
@@ -39,13 +40,11 @@ def infer_args(prepared: Path, output: Path, *extra: str) -> list[str]:
 
 
 def committed_done(progress: Path, output: Path | None = None) -> set[int]:
-    """Indices committed without error: in the parts, and in a finished output."""
+    """Indices committed without error: in the progress folder, and in a finished output."""
     frames = []
-    for part in progress.glob("part-*.parquet"):
-        try:
-            frames.append(pl.read_parquet(part))
-        except FileNotFoundError:  # compacted away meanwhile: its rows are in the combined part
-            return committed_done(progress, output)
+    committed = committed_rows(progress)
+    if committed is not None:
+        frames.append(committed)
     if output is not None and output.is_file():
         frames.append(read_table(output).frame)
     if not frames:

@@ -70,7 +70,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
         if session is not None:
             session.ensure_ready(tasks)  # before anything is written: a bad judge leaves no trace
         journal = RowJournal(options.output, _resume_settings(options), force=options.force,
-                             settings_key=RESUME_KEY)
+                             settings_key=RESUME_KEY, columns=tuple(_OUTCOME_SCHEMA))
         outcomes = _committed_outcomes(journal)
         reused = sum(int(index) in outcomes for index in frame["index"])
         new_rows = [(index, outcome) for index, outcome in decided.items() if index not in outcomes]

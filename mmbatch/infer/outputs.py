@@ -94,18 +94,6 @@ def results_frame(results: Sequence[Result], model: str, *, with_index: bool = T
     return pl.DataFrame(records, schema=schema)
 
 
-def output_rows(inputs: pl.DataFrame, positions: dict[int, int], results: Sequence[Result],
-                model: str) -> pl.DataFrame:
-    """Input rows (already without the dropped columns) beside their results, in ``results`` order.
-
-    ``positions`` maps each ``index`` to its row in ``inputs``; gathering by position instead of joining keeps a
-    commit cheap when a backend yields one result at a time.
-    """
-    predictions = results_frame(results, model, with_index=False)
-    carried = inputs[[positions[result.index] for result in results]]
-    return pl.concat([carried, predictions], how="horizontal")
-
-
 def finished_frame(rows: pl.DataFrame, input_columns: Sequence[str]) -> pl.DataFrame:
     """Committed rows in the output's column order and declared types, sorted by ``index``."""
     columns = carried_columns(input_columns) + list(PREDICTION_NAMES)

@@ -20,7 +20,14 @@ from mmbatch.backends import BACKENDS, IMAGE_GENERATORS
 from mmbatch.backends.base import Backend, Result
 from mmbatch.errors import BadInputError
 from mmbatch.infer.images import store_images
-from mmbatch.infer.outputs import carried_columns, finished_frame, output_rows, progress_folder, shard_output_path
+from mmbatch.infer.outputs import (
+    PREDICTION_SCHEMA,
+    carried_columns,
+    finished_frame,
+    progress_folder,
+    results_frame,
+    shard_output_path,
+)
 from mmbatch.infer.requests import RequestBuilder, default_media_root
 from mmbatch.infer.runner import chunk_rows, plan_chunks, prefetched_chunks, run_chunk
 from mmbatch.infer.settings import InferOptions, file_fingerprint, resume_settings, run_settings
@@ -87,7 +94,7 @@ def run_infer(options: InferOptions) -> InferSummary:
     settings = resume_settings(options, fingerprint)
     journal = RowJournal(output, settings, force=options.force, settings_key="infer.resume",
                          progress_dir=progress_folder(options.output),
-                         finished=() if shard.is_whole else (options.output,))
+                         finished=() if shard.is_whole else (options.output,), columns=tuple(PREDICTION_SCHEMA))
 
     rows = shard.select(table.frame)
     carried = rows.select(carried_columns(rows.columns))
@@ -104,9 +111,10 @@ def run_infer(options: InferOptions) -> InferSummary:
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
         try:
-            tokens = _run_rows(backend, options, table, todo, carried, journal)
+            tokens = _run_rows(backend, options, table, todo, journal)
         finally:
             backend.close()
+            journal.seal()
 
     final = _finished_rows(journal, carried, rows.columns)
     metadata = _metadata(table, options, settings, backend_settings, shard=str(shard), shard_rows=rows.height,
@@ -131,14 +139,12 @@ def _done_indices(journal: RowJournal, shard_indices: pl.Series) -> set[int]:
     return set(finished["index"].to_list())
 
 
-def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, carried: pl.DataFrame,
-              journal: RowJournal) -> int:
+def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, journal: RowJournal) -> int:
     """Run ``todo`` through the backend, committing as results come; returns the tokens generated."""
     media_root = options.media_root or default_media_root(options.input, table.metadata)
     builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
     plan = plan_chunks(todo, chunk_rows(options.backend, options.batch_size, options.concurrency))
-    positions = {index: row for row, index in enumerate(carried["index"].to_list())}
     image_rows = set(todo.filter(pl.col("mode") == "generate-image")["index"].to_list())
     tokens = 0
     with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
@@ -146,7 +152,9 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
         def commit(results: list[Result]) -> None:
             nonlocal tokens
             store_images([result for result in results if result.index in image_rows], options.output)
-            journal.commit(output_rows(carried, positions, results, options.model))
+            # Only the index and the prediction columns are committed: the input columns are joined back once, at
+            # the end, so a commit costs the same for a 10-column and a 100-column prepared file.
+            journal.commit(results_frame(results, options.model))
             new_tokens = sum(r.output_tokens or 0 for r in results)
             tokens += new_tokens
             bar.advance(len(results), tokens=new_tokens)
@@ -157,16 +165,15 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
 
 
 def _finished_rows(journal: RowJournal, carried: pl.DataFrame, input_columns: list[str]) -> pl.DataFrame:
-    """The shard's committed rows in output form; every row of the shard must be there."""
-    shard_indices = carried["index"]
+    """The shard's input rows beside their committed predictions; every row of the shard must have one."""
     committed = journal.rows()
-    if committed is None:  # an empty shard (more shards than rows)
-        committed = carried.head(0)
-    rows = committed.filter(pl.col("index").is_in(shard_indices.implode()))
-    missing = set(shard_indices.to_list()) - set(rows["index"].to_list())
-    if missing:  # cannot happen unless parts were deleted while running; never write an incomplete output
-        raise RuntimeError(f"{len(missing)} rows have no committed result (e.g. index {min(missing)})")
-    return finished_frame(rows, input_columns)
+    predictions = (pl.DataFrame(schema=PREDICTION_SCHEMA) if committed is None
+                   else committed.select([name for name in PREDICTION_SCHEMA if name in committed.columns]))
+    rows = carried.join(predictions.with_columns(pl.lit(True).alias("_committed")), on="index", how="left")
+    missing = rows.filter(pl.col("_committed").is_null())
+    if missing.height:  # cannot happen unless progress was deleted while running; never write an incomplete output
+        raise RuntimeError(f"{missing.height} rows have no committed result (e.g. index {missing['index'].min()!s})")
+    return finished_frame(rows.drop("_committed"), input_columns)
 
 
 def _previous_backend_settings(progress_dir: Path, output: Path) -> dict[str, Any] | None:
