@@ -18,6 +18,7 @@ import pytest
 from PIL import Image
 
 from mmbatch.cli import main
+from mmbatch.journal import committed_rows as read_progress
 from mmbatch.tableio import read_table
 from tests.conftest import REPO_ROOT
 from tests.support.seed_level3 import write_level3_benchmark
@@ -121,15 +122,9 @@ def test_kill_9_during_image_generation_loses_no_picture_and_repeats_no_row(tmp_
 
 
 def committed_rows(progress: Path) -> set[int]:
-    frames = []
-    for part in progress.glob("part-*.parquet"):
-        try:
-            frames.append(pl.read_parquet(part, columns=["index", "error"]))
-        except (FileNotFoundError, OSError):  # being compacted or written at this moment
-            return committed_rows(progress)
-    if not frames:
+    rows = read_progress(progress)
+    if rows is None:
         return set()
-    rows = pl.concat(frames)
     return set(rows.filter(pl.col("error").is_null())["index"].to_list())
 
 
