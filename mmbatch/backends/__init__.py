@@ -6,9 +6,10 @@ BACKENDS: dict[str, str] = {
     "hf": "mmbatch.backends.hf",
     "openai": "mmbatch.backends.openai_chat",
     "echo": "mmbatch.backends.echo",
+    "diffusers": "mmbatch.backends.diffusers_images",
 }
 """``--backend`` name -> module providing ``create_backend(options) -> Backend``."""
 
-IMAGE_GENERATORS: frozenset[str] = frozenset({"echo"})
+IMAGE_GENERATORS: frozenset[str] = frozenset({"echo", "diffusers"})
 """Backends that answer ``generate-image`` rows (their module's backend has ``generate_images``); ``infer`` refuses
 the others before loading a model when the input has such rows."""

@@ -40,6 +40,10 @@ class BackendOptions:
     """Retries on 429, 5xx and timeouts, with exponential backoff and jitter (``openai``)."""
     temperature: float = 0.0
     """Sampling temperature; 0 is greedy."""
+    image_steps: int | None = None
+    """generate-image rows: denoising steps (``diffusers``); None keeps the pipeline's default."""
+    image_size: str | None = None
+    """generate-image rows: ``WxH`` of the pictures (``diffusers``, ``openai``); None keeps the model's default."""
 
 
 @dataclass
@@ -118,3 +122,17 @@ class ImageGenerator(Protocol):
     def generate_images(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
         """One picture per request (``Result.image``), from its prompt and input images, yielded as they finish."""
         ...
+
+
+def parse_image_size(size: str | None) -> tuple[int, int] | None:
+    """``--image-size WxH`` as (width, height), or None.
+
+    Raises:
+        ValueError: not two positive integers joined by ``x``.
+    """
+    if size is None:
+        return None
+    width, _, height = size.lower().partition("x")
+    if not (width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
+        raise ValueError(f"--image-size {size!r}: expected WIDTHxHEIGHT, e.g. 512x512")
+    return int(width), int(height)

@@ -8,7 +8,7 @@ from typing import Any
 
 from mmbatch.options import positive_int
 
-BACKEND_NAMES = ("hf", "openai", "echo")
+BACKEND_NAMES = ("hf", "openai", "echo", "diffusers")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -23,7 +23,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--input", required=True, type=Path, help="prepared file (.parquet or .tsv)")
     parser.add_argument("--output", required=True, type=Path, help="predictions file (.parquet or .tsv)")
     parser.add_argument("--backend", required=True, choices=BACKEND_NAMES,
-                        help="hf (local transformers model), openai (OpenAI-compatible server), echo (no model)")
+                        help="hf (local transformers model), openai (OpenAI-compatible server), echo (no model), "
+                        "diffusers (text-to-image pipeline, generate-image rows only)")
     parser.add_argument("--model", required=True,
                         help="Hugging Face id or local path (hf), model name (openai), or echo mode "
                         "(answer, fixed:TEXT, letter:X, prompt, media)")
@@ -51,6 +52,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="likelihood rows score the option texts (content) or the letters 'A.'.. (letter)")
     parser.add_argument("--max-pixels", type=positive_int, default=64_000_000,
                         help="largest image accepted, width x height (default 64000000)")
+    parser.add_argument("--image-steps", type=positive_int,
+                        help="generate-image rows: denoising steps (diffusers; default: the pipeline's own)")
+    parser.add_argument("--image-size", metavar="WxH",
+                        help="generate-image rows: picture size, e.g. 512x512 (diffusers, openai; default: the "
+                        "model's own)")
     parser.add_argument("--force", action="store_true",
                         help="discard earlier progress for OUTPUT made with other settings instead of refusing")
     return parser
@@ -68,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         temperature=args.temperature, num_frames=args.num_frames, base_url=args.base_url,
         concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries, shard=args.shard,
         media_root=args.media_root, likelihood_target=args.likelihood_target, max_pixels=args.max_pixels,
-        force=args.force,
+        image_steps=args.image_steps, image_size=args.image_size, force=args.force,
     )
     summary = run_infer(options)
     for line in summary.lines():

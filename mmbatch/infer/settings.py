@@ -61,6 +61,10 @@ class InferOptions:
     """Likelihood rows score the option texts (``content``) or the letters ``A.``.. (``letter``)."""
     max_pixels: int = 64_000_000
     """Largest image accepted (width x height)."""
+    image_steps: int | None = None
+    """generate-image rows: denoising steps (``diffusers``); None keeps the pipeline's default."""
+    image_size: str | None = None
+    """generate-image rows: ``WxH`` of the pictures (``diffusers``, ``openai``); None keeps the model's default."""
     force: bool = False
     """Discard earlier progress made with other settings instead of refusing."""
 
@@ -70,6 +74,7 @@ class InferOptions:
             model=self.model, revision=self.revision, dtype=self.dtype, device=self.device,
             batch_size=self.batch_size, base_url=self.base_url, concurrency=self.concurrency,
             timeout_s=self.timeout_s, max_retries=self.max_retries, temperature=self.temperature,
+            image_steps=self.image_steps, image_size=self.image_size,
         )
 
 
@@ -95,6 +100,9 @@ def resume_settings(options: InferOptions, input_fingerprint: str) -> dict[str, 
         "temperature": options.temperature,
         "num_frames": options.num_frames,
         "likelihood_target": options.likelihood_target,
+        # only when given, so that progress recorded before these options existed still resumes
+        **({"image_steps": options.image_steps} if options.image_steps is not None else {}),
+        **({"image_size": options.image_size} if options.image_size is not None else {}),
     }
 
 
@@ -106,4 +114,5 @@ def run_settings(options: InferOptions) -> dict[str, Any]:
         "temperature": options.temperature, "num_frames": options.num_frames, "base_url": options.base_url,
         "concurrency": options.concurrency, "timeout_s": options.timeout_s, "max_retries": options.max_retries,
         "likelihood_target": options.likelihood_target, "max_pixels": options.max_pixels,
+        "image_steps": options.image_steps, "image_size": options.image_size,
     }
