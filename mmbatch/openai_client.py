@@ -162,6 +162,28 @@ class ChatClient:
             self.retries += 1
             await self._sleep(self._delay(attempt, outcome.retry_after_s))
 
+    async def fetch(self, send: Callable[[Any], Awaitable[bytes]]) -> bytes:
+        """One request other than a chat completion (e.g. the images API) with the same retries; its 2xx body.
+
+        Args:
+            send: given the ``AsyncOpenAI`` client, makes the request and returns the raw body.
+
+        Raises:
+            ChatCallError: the request failed after ``max_retries`` retries, or failed in a way retrying cannot fix.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            async with self._semaphore:
+                outcome = await self._exchange(send)
+            if not isinstance(outcome, _Failure):
+                return outcome
+            if not outcome.retryable or attempt > self.settings.max_retries:
+                tries = f" after {attempt} attempts" if attempt > 1 else ""
+                raise ChatCallError(f"{outcome.message}{tries}")
+            self.retries += 1
+            await self._sleep(self._delay(attempt, outcome.retry_after_s))
+
     def _delay(self, attempt: int, retry_after_s: float | None) -> float:
         if retry_after_s is not None:
             return min(retry_after_s, MAX_RETRY_AFTER_S)

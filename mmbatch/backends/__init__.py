@@ -10,6 +10,6 @@ BACKENDS: dict[str, str] = {
 }
 """``--backend`` name -> module providing ``create_backend(options) -> Backend``."""
 
-IMAGE_GENERATORS: frozenset[str] = frozenset({"echo", "diffusers"})
+IMAGE_GENERATORS: frozenset[str] = frozenset({"echo", "diffusers", "openai"})
 """Backends that answer ``generate-image`` rows (their module's backend has ``generate_images``); ``infer`` refuses
 the others before loading a model when the input has such rows."""

@@ -3,7 +3,8 @@
 Images (and sampled video frames) go first in the user message as base64 PNG data URLs, then the prompt text, the
 way the prompt templates assume. ``--concurrency`` requests are in flight; each finished response is yielded at once
 (a list of one result), so a killed run loses only the requests in flight. A request that still fails after its
-retries gives its row an ``error``. Likelihood rows cannot be served: chat APIs do not score given continuations.
+retries gives its row an ``error``. ``generate-image`` rows go to the images API (:mod:`.openai_images`). Likelihood
+rows cannot be served: chat APIs do not score given continuations.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 
 from PIL import Image
 
-from mmbatch.backends.base import BackendOptions, Request, Result
+from mmbatch.backends.base import BackendOptions, Request, Result, parse_image_size
+from mmbatch.backends.openai_images import decode_picture, image_sender
 from mmbatch.errors import BadInputError
 from mmbatch.openai_client import (
     INFER_KEY_VARIABLES,
@@ -55,6 +57,10 @@ class OpenAIChatBackend:
     name = "openai"
 
     def __init__(self, options: BackendOptions) -> None:
+        try:
+            parse_image_size(options.image_size)
+        except ValueError as exc:
+            raise BadInputError(str(exc)) from exc
         self.options = options
         settings = ClientSettings(
             base_url=options.base_url,
@@ -96,6 +102,22 @@ class OpenAIChatBackend:
 
         window = 2 * self.options.concurrency  # images are encoded when a request starts: keep few in memory
         for result in self._runner.as_completed(requests, answer, window=window):
+            yield [result]
+
+    def generate_images(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """One picture per request from the images API, ``concurrency`` at a time, each yielded as it arrives."""
+
+        async def draw(request: Request) -> Result:
+            started = time.monotonic()
+            send = image_sender(request, model=self.options.model, size=self.options.image_size)
+            try:
+                picture = decode_picture(await self._client.fetch(send))
+            except (ChatCallError, ValueError) as exc:
+                return Result(request.index, error=str(exc), latency_ms=_ms_since(started))
+            return Result(request.index, prediction="", image=picture, output_tokens=0,
+                          latency_ms=_ms_since(started))
+
+        for result in self._runner.as_completed(requests, draw, window=2 * self.options.concurrency):
             yield [result]
 
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
