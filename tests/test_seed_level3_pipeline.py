@@ -86,7 +86,24 @@ def test_generated_pictures_sit_beside_the_predictions_and_survive_shards_and_me
         assert np.array_equal(np.asarray(Image.open(generated)), np.asarray(Image.open(right).convert("RGB")))
 
 
-def test_a_text_backend_is_refused_for_image_rows(prepared, tmp_path, capsys):
+def test_a_text_model_fails_only_the_picture_rows_of_a_mixed_file(tmp_path_factory, tmp_path):
+    from tests.support.tiny_models import session_model_dir
+
+    examples = REPO_ROOT / "examples" / "seed"
+    prepared, preds = tmp_path / "prepared.parquet", tmp_path / "preds.parquet"
+    assert main(["prepare", "--benchmark", "seedbench2", "--input", str(examples / "seed2_example.json"),
+                 "--media-root", str(examples / "media"), "--output", str(prepared)]) == 0
+    code = main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "hf", "--model",
+                 str(session_model_dir(tmp_path_factory, "llava")), "--device", "cpu", "--max-new-tokens", "2",
+                 "--num-frames", "2"])
+    assert code == 3
+    rows = read_table(preds).frame
+    failed = rows.filter(pl.col("error").is_not_null())
+    assert failed["question_type_id"].to_list() == [25]
+    assert "cannot generate images" in failed["error"][0]
+
+
+def test_a_text_backend_is_refused_for_a_file_of_picture_rows(prepared, tmp_path, capsys):
     code = main(["infer", "--input", str(prepared), "--output", str(tmp_path / "p.parquet"), "--backend", "hf",
                  "--model", str(tmp_path / "no-model")])
     assert code == 2

@@ -96,7 +96,12 @@ def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens:
         return
     if chunk.mode == "likelihood":
         results = backend.loglikelihood(chunk.requests)
-    elif chunk.mode == "generate-image" and isinstance(backend, ImageGenerator):
+    elif chunk.mode == "generate-image":
+        if not isinstance(backend, ImageGenerator):
+            commit([Result(request.index, error=f"the {backend.name} backend cannot generate images (mode "
+                           "generate-image); run these rows with --backend diffusers, openai or echo")
+                    for request in chunk.requests])
+            return
         results = backend.generate_images(chunk.requests)
     else:
         results = backend.generate(chunk.requests, max_new_tokens=max_new_tokens)

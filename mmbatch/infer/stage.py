@@ -39,6 +39,7 @@ from mmbatch.schema.validate import validate_frame
 from mmbatch.shards import resolve_shard
 from mmbatch.tableio import Table, atomic_path, read_metadata, read_table, write_table
 
+GENERATE_IMAGE = "generate-image"
 BACKEND_SETTINGS_FILE = "backend.json"
 """Kept in the progress folder so a rerun with nothing left to do need not load the model to describe it."""
 
@@ -68,16 +69,19 @@ def create_backend(options: InferOptions) -> Backend:
 
 
 def refuse_image_rows_without_generator(backend: str, todo: pl.DataFrame, input_path: Path) -> None:
-    """A backend that cannot make pictures is refused before its model loads, rather than failing every image row.
+    """A backend that cannot make pictures, given only ``generate-image`` rows, is refused before its model loads.
+
+    In a file that also has text rows (all of SEED-Bench-2), the picture rows fail one by one instead (exit 3, with
+    the reason in their ``error``): the text rows are still worth answering.
 
     Raises:
-        BadInputError: ``todo`` has ``generate-image`` rows and the backend is no image generator.
+        BadInputError: every row to run is a ``generate-image`` row and the backend is no image generator.
     """
-    image_rows = todo.filter(pl.col("mode") == "generate-image")
-    if image_rows.height and backend not in IMAGE_GENERATORS:
-        raise BadInputError(f"{image_rows.height} rows are in mode generate-image (e.g. index "
-                            f"{image_rows['index'][0]}), which the {backend} backend cannot answer; use --backend "
-                            f"{' or '.join(sorted(IMAGE_GENERATORS))}", path=input_path, column="mode")
+    image_rows = todo.filter(pl.col("mode") == GENERATE_IMAGE)
+    if image_rows.height and image_rows.height == todo.height and backend not in IMAGE_GENERATORS:
+        raise BadInputError(f"the {image_rows.height} rows to run are in mode generate-image, which the {backend} "
+                            f"backend cannot answer; use --backend {' or '.join(sorted(IMAGE_GENERATORS))}",
+                            path=input_path, column="mode")
 
 
 def run_infer(options: InferOptions) -> InferSummary:
@@ -145,7 +149,7 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
     builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
     plan = plan_chunks(todo, chunk_rows(options.backend, options.batch_size, options.concurrency))
-    image_rows = set(todo.filter(pl.col("mode") == "generate-image")["index"].to_list())
+    image_rows = set(todo.filter(pl.col("mode") == GENERATE_IMAGE)["index"].to_list())
     tokens = 0
     with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
 
