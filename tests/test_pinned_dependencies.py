@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.conftest import REPO_ROOT
 from tests.test_docker import DOCKERFILE, parse_dockerfile
@@ -31,14 +33,22 @@ def _make_dry_run(*targets: str) -> list[str]:
     return result.stdout.splitlines()
 
 
-def test_constraints_pin_exactly_the_installed_closure() -> None:
-    """Every package mmbatch[infer,dev] brings, at the version installed here (the suite's own environment)."""
-    result = subprocess.run([sys.executable, "tools/freeze_constraints.py", "--check"], capture_output=True,
-                            text=True, cwd=REPO_ROOT, timeout=60)
+def test_constraints_pin_every_package_of_the_closure(tmp_path: Path) -> None:
+    """Every package mmbatch[infer,dev] brings has an exact pin (a new dependency without one fails here)."""
+    check = [sys.executable, "tools/freeze_constraints.py", "--check"]
+    result = subprocess.run(check, capture_output=True, text=True, cwd=REPO_ROOT, timeout=60)
     assert result.returncode == 0, result.stderr
     pins = _pins()
     assert {"polars", "pyarrow", "rich", "openai", "torch", "transformers", "pytest", "ruff", "mypy"} <= set(pins)
     assert all(re.fullmatch(r"\d[\w.]*", version) for version in pins.values()), "exact public versions only"
+    # The check does catch a missing pin: the same tool on a copy of the repository that lacks the polars line.
+    copy = tmp_path / "repo"
+    (copy / "tools").mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / "tools" / "freeze_constraints.py", copy / "tools")
+    (copy / "constraints.txt").write_text("".join(f"{name}=={version}\n" for name, version in pins.items()
+                                                  if name != "polars"))
+    missing = subprocess.run(check, capture_output=True, text=True, cwd=copy, timeout=60)
+    assert missing.returncode == 1 and "has no pin for polars" in missing.stderr
 
 
 def test_make_install_uses_the_constraints() -> None:

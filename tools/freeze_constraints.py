@@ -7,7 +7,7 @@ platform), one ``name==version`` a line; local version labels (``+cpu``) are dro
 build here and the CUDA build in the ``full`` image.
 
     python tools/freeze_constraints.py           # rewrite constraints.txt from this environment (after an upgrade)
-    python tools/freeze_constraints.py --check   # exit 1, naming the differences, when the file is out of date
+    python tools/freeze_constraints.py --check   # exit 1 when a package mmbatch needs has no pin
 """
 
 from __future__ import annotations
@@ -62,24 +62,42 @@ def render(pins: dict[str, str]) -> str:
     return HEADER + "".join(f"{name}=={version}\n" for name, version in pins.items())
 
 
+def read_pins(text: str) -> dict[str, str]:
+    """``name -> version`` of a constraints file's text."""
+    pins = {}
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            pins[canonicalize_name(name)] = version.strip()
+    return pins
+
+
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the file, or with ``--check`` compare it with this environment."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 when they differ")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 when a package mmbatch needs has no pin; other differences are printed")
     args = parser.parse_args(argv)
-    expected = render(pinned_closure())
+    installed = pinned_closure()
     if not args.check:
-        CONSTRAINTS.write_text(expected, encoding="utf-8")
-        print(f"wrote {CONSTRAINTS.name}: {expected.count('==')} packages")
+        CONSTRAINTS.write_text(render(installed), encoding="utf-8")
+        print(f"wrote {CONSTRAINTS.name}: {len(installed)} packages")
         return 0
-    current = CONSTRAINTS.read_text(encoding="utf-8") if CONSTRAINTS.is_file() else ""
-    if current == expected:
-        return 0
-    have = set(current.splitlines()) - set(HEADER.splitlines())
-    want = set(expected.splitlines()) - set(HEADER.splitlines())
-    print(f"{CONSTRAINTS.name} is out of date: missing {sorted(want - have)}, stale {sorted(have - want)}; run "
-          "`python tools/freeze_constraints.py`", file=sys.stderr)
-    return 1
+    pinned = read_pins(CONSTRAINTS.read_text(encoding="utf-8")) if CONSTRAINTS.is_file() else {}
+    # A package without a pin is a defect of the file (a rebuild may pick any version); a pin that differs from
+    # what this machine has installed is not (`make install` on a fresh machine installs the pin), so it is shown.
+    unpinned = sorted(set(installed) - set(pinned))
+    differing = [f"{name} {pinned[name]} pinned, {installed[name]} here" for name in installed
+                 if name in pinned and pinned[name] != installed[name]]
+    unused = sorted(set(pinned) - set(installed))
+    for what, names in (("installed at another version", differing), ("pinned but not needed", unused)):
+        if names:
+            print(f"note: {what}: {', '.join(names)}", file=sys.stderr)
+    if unpinned:
+        print(f"{CONSTRAINTS.name} has no pin for {', '.join(unpinned)}: run `python tools/freeze_constraints.py`",
+              file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
