@@ -45,6 +45,7 @@ def test_constraints_pin_every_package_of_the_closure(tmp_path: Path) -> None:
     copy = tmp_path / "repo"
     (copy / "tools").mkdir(parents=True)
     shutil.copy2(REPO_ROOT / "tools" / "freeze_constraints.py", copy / "tools")
+    shutil.copy2(REPO_ROOT / "pyproject.toml", copy)
     (copy / "constraints.txt").write_text("".join(f"{name}=={version}\n" for name, version in pins.items()
                                                   if name != "polars"))
     missing = subprocess.run(check, capture_output=True, text=True, cwd=copy, timeout=60)

@@ -17,6 +17,7 @@ import importlib.metadata
 import sys
 from pathlib import Path
 
+import tomllib
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
@@ -30,10 +31,19 @@ HEADER = ("# Exact versions of every package mmbatch[infer,dev] brings, used by 
           "# checks that it matches the installed packages.\n")
 
 
+def declared_requirements() -> list[Requirement]:
+    """mmbatch's own requirements and those of its ``infer`` and ``dev`` extras, from ``pyproject.toml`` (the
+    installed package's metadata may predate the latest edit of the file)."""
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    texts = [*project.get("dependencies", [])]
+    for extra in EXTRAS:
+        texts += project.get("optional-dependencies", {}).get(extra, [])
+    return [Requirement(text) for text in texts if _wanted(Requirement(text), EXTRAS)]
+
+
 def pinned_closure() -> dict[str, str]:
     """Canonical name -> public version of each installed distribution that ``mmbatch[infer,dev]`` needs."""
-    pending = [Requirement(text) for text in importlib.metadata.requires(ROOT) or []
-               if _wanted(Requirement(text), EXTRAS)]
+    pending = declared_requirements()
     pins: dict[str, str] = {}
     while pending:
         requirement = pending.pop()
