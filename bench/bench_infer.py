@@ -147,11 +147,11 @@ def bench_likelihood(loaded, rows, letters: bool) -> None:
 
 def bench_row_batching(loaded, rows, batch_size: int) -> None:
     """The backend's likelihood path with ``batch_size`` rows per prompt pass vs one row per pass (ABBA, best of 2)."""
-    from mmbatch.backends.base import BackendOptions
     from mmbatch.backends.hf.backend import HFBackend
+    from mmbatch.backends.hf.options import HfOptions
 
     def run(size: int):
-        backend = HFBackend(BackendOptions(model="bench", batch_size=size), loaded)
+        backend = HFBackend(HfOptions(model="bench", batch_size=size), loaded)
         backend.rows_per_prompt_pass = size  # what a GPU gets; a CPU backend defaults to 1
         return [result for batch in backend.loglikelihood(rows) for result in batch]
 
@@ -183,11 +183,11 @@ def bench_generation(loaded, rows, batch_size: int, repeats: int, max_new_tokens
 
     Minimum and median times over the repeats are both printed (contention on a shared CPU only adds time).
     """
-    from mmbatch.backends.base import BackendOptions
     from mmbatch.backends.hf.backend import HFBackend
+    from mmbatch.backends.hf.options import HfOptions
 
     def run(size: int):
-        backend = HFBackend(BackendOptions(model="bench", batch_size=size), loaded)
+        backend = HFBackend(HfOptions(model="bench", batch_size=size), loaded)
         return [result for batch in backend.generate(rows, max_new_tokens=max_new_tokens) for result in batch]
 
     times: dict[int, list[float]] = {1: [], batch_size: []}

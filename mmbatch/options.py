@@ -27,6 +27,7 @@ OTHER_VARIABLES: dict[str, str] = {
     "MMBATCH_NUM_SHARDS": "shard count with JOB_COMPLETION_INDEX (infer)",
     "MMBATCH_JUDGE_API_KEY": "the judge's key (extract)",
     "MMBATCH_ECHO_DELAY_S": "seconds per row of the echo backend (tests)",
+    "MMBATCH_BACKEND_ARGS": "KEY=VALUE backend options separated by whitespace (infer), before --backend-arg",
     "MMBATCH_NO_DOCKER": "examples/pipeline.sh: run the local install",
     "MMBATCH_GPUS": "examples/airflow: GPUs per Docker host",
     "MMBATCH_HOST_DATA": "examples/airflow: the host folder mounted at /data",
@@ -64,7 +65,7 @@ def apply_environment_defaults(parser: argparse.ArgumentParser) -> None:
             action.default = _parse_bool(value, variable)
             if isinstance(action, argparse._StoreFalseAction):
                 action.default = not action.default
-        elif action.nargs in ("+", "*"):
+        elif action.nargs in ("+", "*") or isinstance(action, argparse._AppendAction):
             action.default = [_convert(action, variable, v, action.type) for v in value.split()]
         else:
             default = EnvironmentString(value)

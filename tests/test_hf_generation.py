@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from PIL import Image
 
-from mmbatch.backends.base import BackendOptions, Request
+from mmbatch.backends.base import Request
 from mmbatch.backends.hf import create_backend
+from mmbatch.backends.hf.options import HfOptions
 from tests.support import single_torch_thread
 from tests.support.tiny_models import session_model_dir
 
@@ -41,7 +42,7 @@ def make_requests() -> list[Request]:
 
 
 def generate_all(model_dir, batch_size: int, requests: list[Request], **kwargs) -> list:
-    backend = create_backend(BackendOptions(model=str(model_dir), batch_size=batch_size))
+    backend = create_backend(HfOptions(model=str(model_dir), batch_size=batch_size))
     return [result for batch in backend.generate(requests, max_new_tokens=6, **kwargs) for result in batch]
 
 
@@ -59,7 +60,7 @@ def test_batched_greedy_outputs_equal_batch_size_one(model_dir):
 
 
 def test_each_finished_batch_is_yielded_on_its_own(model_dir):
-    backend = create_backend(BackendOptions(model=str(model_dir), batch_size=2))
+    backend = create_backend(HfOptions(model=str(model_dir), batch_size=2))
     requests = make_requests()[:5]
     batches = list(backend.generate(requests, max_new_tokens=2))
     assert [len(batch) for batch in batches] == [2, 2, 1]
@@ -73,7 +74,7 @@ def test_out_of_memory_batch_is_retried_at_half_size(model_dir):
 
     requests = make_requests()[:5]
     expected = generate_all(model_dir, 1, requests)
-    backend = create_backend(BackendOptions(model=str(model_dir), batch_size=4))
+    backend = create_backend(HfOptions(model=str(model_dir), batch_size=4))
 
     def fail_above_two_rows(module, args, kwargs):
         if kwargs["input_ids"].shape[0] > 2:
@@ -104,7 +105,7 @@ def test_a_row_the_processor_rejects_gets_an_error_and_the_others_go_on(model_di
 
 def test_sampling_with_a_temperature_is_seeded(model_dir):
     requests = make_requests()[:3]
-    options = BackendOptions(model=str(model_dir), batch_size=3, temperature=1.5)
+    options = HfOptions(model=str(model_dir), batch_size=3, temperature=1.5)
     first, second = (
         [result.prediction for batch in create_backend(options).generate(requests, max_new_tokens=6)
          for result in batch]

@@ -7,10 +7,11 @@ import shutil
 import pytest
 from PIL import Image
 
-from mmbatch.backends.base import BackendOptions, Request
+from mmbatch.backends.base import Request
 from mmbatch.backends.hf import create_backend
 from mmbatch.backends.hf.boundaries import split_continuation
 from mmbatch.backends.hf.messages import chat_text
+from mmbatch.backends.hf.options import HfOptions
 from tests.support import single_torch_thread
 from tests.support.tiny_models import session_model_dir
 
@@ -26,7 +27,7 @@ def one_thread():
 @pytest.fixture(scope="module", params=["llava", "idefics3"])
 def backend(request, tmp_path_factory):
     model_dir = session_model_dir(tmp_path_factory, request.param)
-    return create_backend(BackendOptions(model=str(model_dir), batch_size=2, dtype="float32"))
+    return create_backend(HfOptions(model=str(model_dir), batch_size=2, dtype="float32"))
 
 
 def naive_scores(backend, request: Request) -> list[tuple[float, int]]:
@@ -129,7 +130,7 @@ def test_multi_token_options_take_one_prompt_pass_and_one_batched_pass(backend):
 def test_a_batch_of_rows_shares_one_prompt_pass_and_one_option_pass(backend):
     """Rows of different prompt lengths and image counts, left-padded into one prompt pass; positions must not
     shift."""
-    wide = create_backend(BackendOptions(model=backend.options.model, batch_size=8, dtype="float32"))
+    wide = create_backend(HfOptions(model=backend.options.model, batch_size=8, dtype="float32"))
     assert wide.rows_per_prompt_pass == 1  # on a CPU; the GPU setting is what this test checks
     wide.rows_per_prompt_pass = 8
     requests = [request for request in make_requests() if request.images]
@@ -155,7 +156,7 @@ def test_tokens_merging_across_the_boundary_are_scored_by_a_full_pass(tmp_path_f
     shutil.copytree(source, model_dir, dirs_exist_ok=True)
     template = model_dir / "chat_template.jinja"
     template.write_text(template.read_text().replace("ASSISTANT:{% endif %}", "ASSISTANT: {% endif %}"))
-    merging = create_backend(BackendOptions(model=str(model_dir), dtype="float32"))
+    merging = create_backend(HfOptions(model=str(model_dir), dtype="float32"))
     request = Request(index=5, prompt="What is shown in the image?", images=[image(40, 30, "red")],
                       options=["the dog", "is running", "a red square", "yes"])
     context = chat_text(merging.loaded.processor, request)
@@ -186,7 +187,7 @@ def test_out_of_memory_prompt_pass_is_retried_with_fewer_rows(backend):
 
     requests = [request for request in make_requests() if request.images][:2]
     expected = collect(backend, requests)
-    wide = create_backend(BackendOptions(model=backend.options.model, batch_size=2, dtype="float32"))
+    wide = create_backend(HfOptions(model=backend.options.model, batch_size=2, dtype="float32"))
     wide.rows_per_prompt_pass = 2
 
     def fail_above_one_prompt(module, args, kwargs):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mmbatch.backends.base import BackendOptions
 from mmbatch.backends.hf import create_backend
+from mmbatch.backends.hf.options import HfOptions
 from mmbatch.errors import BadInputError
 from tests.support import single_torch_thread
 from tests.support.tiny_models import session_model_dir
@@ -33,7 +33,7 @@ def idefics3_dir(tmp_path_factory):
 ])
 def test_settings_name_model_architecture_dtype_and_device(request, fixture, architecture):
     model_dir = request.getfixturevalue(fixture)
-    backend = create_backend(BackendOptions(model=str(model_dir), device="cpu"))
+    backend = create_backend(HfOptions(model=str(model_dir), device="cpu"))
     settings = backend.settings()
     assert settings["backend"] == "hf"
     assert settings["model"] == str(model_dir)
@@ -49,20 +49,20 @@ def test_settings_name_model_architecture_dtype_and_device(request, fixture, arc
 def test_explicit_dtype_is_used(llava_dir):
     import torch
 
-    backend = create_backend(BackendOptions(model=str(llava_dir), dtype="bfloat16"))
+    backend = create_backend(HfOptions(model=str(llava_dir), dtype="bfloat16"))
     assert backend.settings()["dtype"] == "bfloat16"
     assert next(backend.loaded.model.parameters()).dtype == torch.bfloat16
 
 
 def test_missing_model_directory_is_bad_input(tmp_path):
     with pytest.raises(BadInputError, match="cannot load model"):
-        create_backend(BackendOptions(model=str(tmp_path / "no-such-model")))
+        create_backend(HfOptions(model=str(tmp_path / "no-such-model")))
 
 
 def test_uncached_hub_id_offline_is_bad_input(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(BadInputError, match=r"llava-hf/llava-1\.5-7b-hf"):
-        create_backend(BackendOptions(model="llava-hf/llava-1.5-7b-hf"))
+        create_backend(HfOptions(model="llava-hf/llava-1.5-7b-hf"))
 
 
 @pytest.mark.parametrize(("options", "message"), [
@@ -72,7 +72,7 @@ def test_uncached_hub_id_offline_is_bad_input(monkeypatch):
 ])
 def test_invalid_options_are_bad_input(llava_dir, options, message):
     with pytest.raises(BadInputError, match=message):
-        create_backend(BackendOptions(model=str(llava_dir), **options))
+        create_backend(HfOptions(model=str(llava_dir), **options))
 
 
 def test_cuda_without_a_gpu_is_bad_input(llava_dir):
@@ -81,7 +81,7 @@ def test_cuda_without_a_gpu_is_bad_input(llava_dir):
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
     with pytest.raises(BadInputError, match="no CUDA device"):
-        create_backend(BackendOptions(model=str(llava_dir), device="cuda"))
+        create_backend(HfOptions(model=str(llava_dir), device="cuda"))
 
 
 def test_a_finished_build_is_reused_and_no_staging_folder_is_left(llava_dir):

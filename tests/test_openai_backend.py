@@ -12,8 +12,8 @@ from PIL import Image
 from support.openai_server import OpenAIServer, ServerScript, status
 from support.prepared_files import prepared_frame, write_prepared
 
-from mmbatch.backends.base import BackendOptions, Request
-from mmbatch.backends.openai_chat import LIKELIHOOD_UNSUPPORTED, create_backend
+from mmbatch.backends.base import Request
+from mmbatch.backends.openai_chat import LIKELIHOOD_UNSUPPORTED, OpenAIOptions, create_backend
 from mmbatch.errors import BadInputError
 from mmbatch.tableio import read_table
 
@@ -24,8 +24,8 @@ def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
-def _options(server: OpenAIServer, **changes) -> BackendOptions:
-    return BackendOptions(**{"model": "local-model", "base_url": server.base_url, "timeout_s": 5.0,
+def _options(server: OpenAIServer, **changes) -> OpenAIOptions:
+    return OpenAIOptions(**{"model": "local-model", "base_url": server.base_url, "timeout_s": 5.0,
                              "max_retries": 1, **changes})
 
 
@@ -86,9 +86,9 @@ def test_start_up_errors() -> None:
             create_backend(_options(server, model="other"))
         url = server.base_url
     with pytest.raises(BadInputError, match="cannot reach"):
-        create_backend(BackendOptions(model="local-model", base_url=url, timeout_s=2))
+        create_backend(OpenAIOptions(model="local-model", base_url=url, timeout_s=2))
     with pytest.raises(BadInputError, match="OPENAI_API_KEY"):
-        create_backend(BackendOptions(model="gpt-4o"))
+        create_backend(OpenAIOptions(model="gpt-4o"))
 
 
 def test_infer_cli_with_the_openai_backend(cli, tmp_path: Path) -> None:

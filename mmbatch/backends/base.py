@@ -15,35 +15,29 @@ from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
 
+MIN_CHUNK_ROWS = 32
+"""The fewest rows ``infer`` hands a backend at once (progress is committed at least this often)."""
+BATCHES_PER_CHUNK = 4
+"""A local model gets a few batches per chunk: their decoded images and video frames, two chunks of them, stay in
+memory."""
+ROUNDS_PER_CHUNK = 8
+"""Concurrent requests drain at the end of each chunk; 8 rounds per chunk keep that loss near 1/16 of the time."""
+
 
 @dataclass(frozen=True)
 class BackendOptions:
-    """The ``infer`` options a backend is created from (``create_backend(options)`` in each backend module)."""
+    """What every backend is created from; each backend subclasses it with its own fields (one docstring each),
+    filled by ``infer`` from the flags of the same name and from ``--backend-arg KEY=VALUE``."""
 
     model: str
     """Hugging Face id or local path (``hf``), model name on the server (``openai``), or the echo mode (``echo``)."""
-    revision: str | None = None
-    """Model revision (``hf``)."""
-    dtype: str = "auto"
-    """``auto``, ``bfloat16``, ``float16`` or ``float32`` (``hf``)."""
-    device: str = "auto"
-    """``auto`` (CUDA when present), ``cpu``, ``cuda`` or ``cuda:N`` (``hf``)."""
-    batch_size: int = 8
-    """Rows per forward pass (``hf``)."""
-    base_url: str | None = None
-    """OpenAI-compatible server URL; None means the official API (``openai``)."""
-    concurrency: int = 16
-    """Requests in flight (``openai``)."""
-    timeout_s: float = 120.0
-    """Per-request timeout (``openai``)."""
-    max_retries: int = 5
-    """Retries on 429, 5xx and timeouts, with exponential backoff and jitter (``openai``)."""
     temperature: float = 0.0
     """Sampling temperature; 0 is greedy."""
-    image_steps: int | None = None
-    """generate-image rows: denoising steps (``diffusers``); None keeps the pipeline's default."""
-    image_size: str | None = None
-    """generate-image rows: ``WxH`` of the pictures (``diffusers``, ``openai``); None keeps the model's default."""
+
+    def chunk_rows(self) -> int:
+        """Rows ``infer`` hands the backend at once: the backend's preferred unit of work (at least
+        :data:`MIN_CHUNK_ROWS`); a backend overrides it when its unit is not a row."""
+        return MIN_CHUNK_ROWS
 
 
 @dataclass

@@ -14,12 +14,35 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from mmbatch.backends.base import BackendOptions, Request, Result, parse_image_size
+from mmbatch.backends.base import BATCHES_PER_CHUNK, MIN_CHUNK_ROWS, BackendOptions, Request, Result, parse_image_size
 from mmbatch.errors import BadInputError
 
 NO_TEXT = "the diffusers backend only answers generate-image rows"
+
+
+@dataclass(frozen=True)
+class DiffusersOptions(BackendOptions):
+    """Options of a local ``diffusers`` pipeline."""
+
+    revision: str | None = None
+    """Pipeline revision on the hub."""
+    dtype: str = "auto"
+    """``auto``, ``bfloat16``, ``float16`` or ``float32``."""
+    device: str = "auto"
+    """``auto`` (CUDA when present), ``cpu``, ``cuda`` or ``cuda:N``."""
+    batch_size: int = 8
+    """Pictures per pipeline call; each row's noise is seeded by its index, so pictures do not depend on it."""
+    image_steps: int | None = None
+    """Denoising steps; None keeps the pipeline's default."""
+    image_size: str | None = None
+    """``WxH`` of the pictures; None keeps the pipeline's default."""
+
+    def chunk_rows(self) -> int:
+        """A few pipeline calls."""
+        return max(MIN_CHUNK_ROWS, BATCHES_PER_CHUNK * self.batch_size)
 
 
 class DiffusersBackend:
@@ -27,7 +50,7 @@ class DiffusersBackend:
 
     name = "diffusers"
 
-    def __init__(self, options: BackendOptions) -> None:
+    def __init__(self, options: DiffusersOptions) -> None:
         try:
             import diffusers
         except ImportError as exc:
@@ -96,6 +119,6 @@ class DiffusersBackend:
         del self.pipeline
 
 
-def create_backend(options: BackendOptions) -> DiffusersBackend:
+def create_backend(options: DiffusersOptions) -> DiffusersBackend:
     """The ``diffusers`` backend for ``options.model`` (a hub id or a local pipeline folder)."""
     return DiffusersBackend(options)

@@ -68,12 +68,17 @@ def parse_mode(model: str) -> EchoMode:
     return EchoMode(name, argument or None)
 
 
+@dataclass(frozen=True)
+class EchoOptions(BackendOptions):
+    """The echo backend reads only ``model`` (its mode); its chunks are the smallest ``infer`` makes."""
+
+
 class EchoBackend:
     """Answers from the request itself; see the module docstring for the modes."""
 
     name = "echo"
 
-    def __init__(self, options: BackendOptions) -> None:
+    def __init__(self, options: EchoOptions) -> None:
         self.options = options
         self.mode = parse_mode(options.model)
         self.delay_s = float(os.environ.get(DELAY_VARIABLE, "0") or 0)
@@ -165,6 +170,6 @@ def _elapsed_ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000.0
 
 
-def create_backend(options: BackendOptions) -> EchoBackend:
+def create_backend(options: EchoOptions) -> EchoBackend:
     """The ``echo`` backend for ``options.model`` (a mode, see the module docstring)."""
     return EchoBackend(options)

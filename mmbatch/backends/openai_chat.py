@@ -13,11 +13,12 @@ import base64
 import io
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from PIL import Image
 
-from mmbatch.backends.base import BackendOptions, Request, Result, parse_image_size
+from mmbatch.backends.base import MIN_CHUNK_ROWS, ROUNDS_PER_CHUNK, BackendOptions, Request, Result, parse_image_size
 from mmbatch.backends.openai_images import decode_picture, image_sender
 from mmbatch.errors import BadInputError
 from mmbatch.openai_client import (
@@ -51,12 +52,32 @@ def chat_messages(request: Request) -> list[dict[str, Any]]:
     return [{"role": "user", "content": parts}]
 
 
+@dataclass(frozen=True)
+class OpenAIOptions(BackendOptions):
+    """Options of an OpenAI-compatible chat completions server."""
+
+    base_url: str | None = None
+    """Server URL, e.g. ``http://localhost:8000/v1``; None means the official API."""
+    concurrency: int = 16
+    """Requests in flight."""
+    timeout_s: float = 120.0
+    """Seconds per request."""
+    max_retries: int = 5
+    """Retries on 429, 5xx and timeouts, with exponential backoff and jitter."""
+    image_size: str | None = None
+    """generate-image rows: ``WxH`` of the pictures (images API); None keeps the model's default."""
+
+    def chunk_rows(self) -> int:
+        """Several rounds of concurrent requests (they drain at the end of each chunk)."""
+        return max(MIN_CHUNK_ROWS, ROUNDS_PER_CHUNK * self.concurrency)
+
+
 class OpenAIChatBackend:
     """Generation through a chat completions endpoint."""
 
     name = "openai"
 
-    def __init__(self, options: BackendOptions) -> None:
+    def __init__(self, options: OpenAIOptions) -> None:
         try:
             parse_image_size(options.image_size)
         except ValueError as exc:
@@ -135,6 +156,6 @@ def _ms_since(started: float) -> float:
     return (time.monotonic() - started) * 1000.0
 
 
-def create_backend(options: BackendOptions) -> OpenAIChatBackend:
+def create_backend(options: OpenAIOptions) -> OpenAIChatBackend:
     """The ``openai`` backend for ``options`` (probes the server first: unreachable means exit status 2)."""
     return OpenAIChatBackend(options)

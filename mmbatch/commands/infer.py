@@ -6,9 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.backends.registry import BACKENDS, backend_names
 from mmbatch.options import positive_int
-
-BACKEND_NAMES = ("hf", "openai", "echo", "diffusers")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -22,9 +21,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--input", required=True, type=Path, help="prepared file (.parquet or .tsv)")
     parser.add_argument("--output", required=True, type=Path, help="predictions file (.parquet or .tsv)")
-    parser.add_argument("--backend", required=True, choices=BACKEND_NAMES,
-                        help="hf (local transformers model), openai (OpenAI-compatible server), echo (no model), "
-                        "diffusers (text-to-image pipeline, generate-image rows only)")
+    parser.add_argument("--backend", required=True, choices=backend_names(),
+                        help=", ".join(f"{backend.name} ({backend.summary})" for backend in BACKENDS))
+    parser.add_argument("--backend-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting of the backend's options class, repeatable (unknown keys are refused, naming "
+                        "the backend's keys); also MMBATCH_BACKEND_ARGS='KEY=VALUE KEY=VALUE'")
     parser.add_argument("--model", required=True,
                         help="Hugging Face id or local path (hf), model name (openai), or echo mode "
                         "(answer, fixed:TEXT, letter:X, prompt, media)")
@@ -64,6 +65,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Run the stage and print its summary; exit 3 when some rows failed."""
+    import os
+
+    from mmbatch.backends.options import ARGS_VARIABLE
     from mmbatch.console import console
     from mmbatch.infer.settings import InferOptions
     from mmbatch.infer.stage import run_infer
@@ -75,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries, shard=args.shard,
         media_root=args.media_root, likelihood_target=args.likelihood_target, max_pixels=args.max_pixels,
         image_steps=args.image_steps, image_size=args.image_size, force=args.force,
+        backend_args=(*os.environ.get(ARGS_VARIABLE, "").split(), *args.backend_arg),
     )
     summary = run_infer(options)
     for line in summary.lines():

@@ -18,10 +18,6 @@ from mmbatch.backends.base import Backend, ImageGenerator, Request, Result
 from mmbatch.infer.requests import RequestBuilder, RowError
 
 MODES = ("generate", "likelihood", "generate-image")
-MIN_CHUNK_ROWS = 32
-BATCHES_PER_CHUNK = 4
-ROUNDS_PER_CHUNK = 8
-"""Concurrent requests drain at the end of each chunk; 8 rounds per chunk keep that loss near 1/16 of the time."""
 
 Commit = Callable[[list[Result]], None]
 
@@ -36,18 +32,6 @@ class Chunk:
     """Rows ready for the model."""
     failures: list[Result] = field(default_factory=list)
     """Rows that failed before reaching the model (their ``error`` set)."""
-
-
-CONCURRENT_BACKENDS = frozenset({"openai"})
-"""Backends that keep ``--concurrency`` requests in flight rather than running ``--batch-size`` batches."""
-
-
-def chunk_rows(backend: str, batch_size: int, concurrency: int) -> int:
-    """Rows per chunk, at least :data:`MIN_CHUNK_ROWS`: several rounds of concurrent requests for a server backend,
-    a few batches for a local model (whose decoded images and video frames, two chunks of them, stay in memory)."""
-    if backend in CONCURRENT_BACKENDS:
-        return max(MIN_CHUNK_ROWS, ROUNDS_PER_CHUNK * concurrency)
-    return max(MIN_CHUNK_ROWS, BATCHES_PER_CHUNK * batch_size)
 
 
 def plan_chunks(todo: pl.DataFrame, size: int) -> list[tuple[str, pl.DataFrame]]:

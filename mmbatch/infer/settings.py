@@ -8,12 +8,15 @@ not change predictions, so they may change between runs (greedy batched generati
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mmbatch.backends.base import BackendOptions
+from mmbatch.backends.options import backend_options
+from mmbatch.backends.registry import get_backend_declaration
 
 LIKELIHOOD_TARGETS = ("content", "letter")
 FINGERPRINT_CHUNK = 1 << 22
@@ -67,15 +70,18 @@ class InferOptions:
     """generate-image rows: ``WxH`` of the pictures (``diffusers``, ``openai``); None keeps the model's default."""
     force: bool = False
     """Discard earlier progress made with other settings instead of refusing."""
+    backend_args: tuple[str, ...] = ()
+    """``KEY=VALUE`` settings of the backend's options class (``MMBATCH_BACKEND_ARGS``, then ``--backend-arg``),
+    applied over the flags of the same name."""
 
     def backend_options(self) -> BackendOptions:
-        """The options the backend is created from."""
-        return BackendOptions(
-            model=self.model, revision=self.revision, dtype=self.dtype, device=self.device,
-            batch_size=self.batch_size, base_url=self.base_url, concurrency=self.concurrency,
-            timeout_s=self.timeout_s, max_retries=self.max_retries, temperature=self.temperature,
-            image_steps=self.image_steps, image_size=self.image_size,
-        )
+        """The backend's own options class, filled from these options and :attr:`backend_args`.
+
+        Raises:
+            BadInputError: an unknown backend, or a ``--backend-arg`` key it does not declare.
+        """
+        flags = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        return backend_options(get_backend_declaration(self.backend), flags, self.backend_args)
 
 
 def file_fingerprint(path: Path) -> str:
@@ -88,16 +94,16 @@ def file_fingerprint(path: Path) -> str:
 
 
 def resume_settings(options: InferOptions, input_fingerprint: str) -> dict[str, Any]:
-    """The settings a rerun must share with the recorded progress to resume it."""
+    """The settings a rerun must share with the recorded progress to resume it: the stage's own, and the backend
+    options its declaration lists in ``resume_keys``."""
+    backend = options.backend_options()
     return {
         "input_fingerprint": input_fingerprint,
         "backend": options.backend,
-        "model": options.model,
-        "revision": options.revision,
-        "dtype": options.dtype,
-        "base_url": options.base_url,
+        "model": backend.model,
+        **{key: getattr(backend, key) for key in get_backend_declaration(options.backend).resume_keys},
         "max_new_tokens": options.max_new_tokens,
-        "temperature": options.temperature,
+        "temperature": backend.temperature,
         "num_frames": options.num_frames,
         "likelihood_target": options.likelihood_target,
         # only when given, so that progress recorded before these options existed still resumes
@@ -115,4 +121,5 @@ def run_settings(options: InferOptions) -> dict[str, Any]:
         "concurrency": options.concurrency, "timeout_s": options.timeout_s, "max_retries": options.max_retries,
         "likelihood_target": options.likelihood_target, "max_pixels": options.max_pixels,
         "image_steps": options.image_steps, "image_size": options.image_size,
+        "backend_options": dataclasses.asdict(options.backend_options()),
     }

@@ -16,8 +16,8 @@ from typing import Any
 import polars as pl
 
 from mmbatch import __version__
-from mmbatch.backends import BACKENDS, IMAGE_GENERATORS
 from mmbatch.backends.base import Backend, Result
+from mmbatch.backends.registry import get_backend_declaration, image_generators
 from mmbatch.errors import BadInputError
 from mmbatch.infer.images import store_images
 from mmbatch.infer.outputs import (
@@ -29,7 +29,7 @@ from mmbatch.infer.outputs import (
     shard_output_path,
 )
 from mmbatch.infer.requests import RequestBuilder, default_media_root
-from mmbatch.infer.runner import chunk_rows, plan_chunks, prefetched_chunks, run_chunk
+from mmbatch.infer.runner import plan_chunks, prefetched_chunks, run_chunk
 from mmbatch.infer.settings import InferOptions, file_fingerprint, resume_settings, run_settings
 from mmbatch.infer.summary import MAX_FAILED_SHOWN, InferSummary
 from mmbatch.journal import RowJournal
@@ -61,10 +61,8 @@ def load_prepared(path: Path) -> Table:
 
 def create_backend(options: InferOptions) -> Backend:
     """The backend named by ``options.backend``, imported only now (torch, openai...)."""
-    module_name = BACKENDS.get(options.backend)
-    if module_name is None:
-        raise BadInputError(f"--backend {options.backend!r}: choose one of {', '.join(BACKENDS)}")
-    backend: Backend = importlib.import_module(module_name).create_backend(options.backend_options())
+    declaration = get_backend_declaration(options.backend)
+    backend: Backend = importlib.import_module(declaration.module).create_backend(options.backend_options())
     return backend
 
 
@@ -78,9 +76,9 @@ def refuse_image_rows_without_generator(backend: str, todo: pl.DataFrame, input_
         BadInputError: every row to run is a ``generate-image`` row and the backend is no image generator.
     """
     image_rows = todo.filter(pl.col("mode") == GENERATE_IMAGE)
-    if image_rows.height and image_rows.height == todo.height and backend not in IMAGE_GENERATORS:
+    if image_rows.height and image_rows.height == todo.height and not get_backend_declaration(backend).image_generator:
         raise BadInputError(f"the {image_rows.height} rows to run are in mode generate-image, which the {backend} "
-                            f"backend cannot answer; use --backend {' or '.join(sorted(IMAGE_GENERATORS))}",
+                            f"backend cannot answer; use --backend {' or '.join(image_generators())}",
                             path=input_path, column="mode")
 
 
@@ -148,7 +146,7 @@ def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.Da
     media_root = options.media_root or default_media_root(options.input, table.metadata)
     builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
-    plan = plan_chunks(todo, chunk_rows(options.backend, options.batch_size, options.concurrency))
+    plan = plan_chunks(todo, options.backend_options().chunk_rows())
     image_rows = set(todo.filter(pl.col("mode") == GENERATE_IMAGE)["index"].to_list())
     tokens = 0
     with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:

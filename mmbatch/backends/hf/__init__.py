@@ -6,14 +6,14 @@ row's image and prompt once and scores all its options on the reused key/value c
 
 from __future__ import annotations
 
-from mmbatch.backends.base import BackendOptions
 from mmbatch.backends.hf.backend import HFBackend
 from mmbatch.backends.hf.loading import load_model
+from mmbatch.backends.hf.options import HfOptions
 
 __all__ = ["HFBackend", "create_backend"]
 
 
-def create_backend(options: BackendOptions) -> HFBackend:
+def create_backend(options: HfOptions) -> HFBackend:
     """Load the model named by ``options.model`` (hub id or local directory) and return the backend.
 
     Raises:

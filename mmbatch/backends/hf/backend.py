@@ -6,13 +6,14 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from mmbatch.backends.base import BackendOptions, Request, Result
+from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import JOIN_RULE
 from mmbatch.backends.hf.generation import SAMPLING_SEED, generate_batch
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import VIDEO_AS
+from mmbatch.backends.hf.options import HfOptions
 
 LIKELIHOOD_SETTINGS = {
     "continuation_join": JOIN_RULE,
@@ -29,7 +30,7 @@ class HFBackend:
 
     name = "hf"
 
-    def __init__(self, options: BackendOptions, loaded: LoadedModel) -> None:
+    def __init__(self, options: HfOptions, loaded: LoadedModel) -> None:
         """Wrap an already loaded model; use :func:`mmbatch.backends.hf.create_backend` to load one."""
         self.options = options
         self.loaded: LoadedModel | None = loaded
