@@ -23,6 +23,7 @@ from mmbatch.progress import progress
 from mmbatch.prompts import TEMPLATES, PromptInput, is_missing, prompt_hash, render
 from mmbatch.schema.columns import MODES, PREPARED, option_columns
 from mmbatch.schema.validate import validate_frame
+from mmbatch.stage_modules import make_callable
 from mmbatch.tableio import file_format, read_metadata, write_table
 
 PROMPT_COLUMNS = ("prompt", "prompt_hash", "prompt_template", "mode")
@@ -209,3 +210,6 @@ def _input_metadata(path: Path) -> dict[str, Any]:
         return {k: v for k, v in read_metadata(path).items() if k != "mmbatch_version"}
     except Exception:  # a source file's metadata is a courtesy, never a reason to fail
         return {}
+
+
+make_callable(__name__)  # `from mmbatch import prepare` is the stage function (mmbatch/api.py)

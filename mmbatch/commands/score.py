@@ -39,23 +39,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Score ``--input`` and write ``--output`` and its hits file; exit 0, or 2 on bad input."""
     from mmbatch.console import console, error_console
-    from mmbatch.score.metrics_table import check_metrics_path, hits_path, write_metrics
-    from mmbatch.score.stage import ScoreOptions, score_frame
+    from mmbatch.score.run import run_score
+    from mmbatch.score.stage import ScoreOptions
     from mmbatch.score.tables import print_metrics
-    from mmbatch.tableio import read_table, write_table
 
-    check_metrics_path(args.output)
     options = ScoreOptions(benchmark=args.benchmark, bootstrap=args.bootstrap, seed=args.seed, subset=args.subset)
-    table = read_table(args.input)
-    result = score_frame(table.frame, options, path=args.input)
-    rows_path = hits_path(args.output)
-    settings = {**options.settings(), "input": str(args.input), "metrics_file": args.output.name,
-                "hits_file": rows_path.name, "warnings": list(result.warnings), "coverage": result.coverage}
-    write_table(result.hits, rows_path, {**table.metadata, "stage": "hits", "score": settings})
-    write_metrics(result.metrics, args.output, {**table.metadata, "stage": "scores", "score": settings})
+    written = run_score(args.input, args.output, options)
+    result = written.result
     print_metrics(result.metrics, console)
     for warning in result.warnings:
         error_console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False, soft_wrap=True)
-    error_console.print(f"wrote {args.output} ({result.metrics.height} metrics) and {rows_path} "
+    error_console.print(f"wrote {written.metrics} ({result.metrics.height} metrics) and {written.hits} "
                         f"({result.hits.height} rows)", markup=False, highlight=False, soft_wrap=True)
     return EXIT_OK

@@ -5,3 +5,7 @@ Modules: :mod:`~mmbatch.infer.settings` (options and what must match to resume),
 commits), :mod:`~mmbatch.infer.outputs` (paths and output rows), :mod:`~mmbatch.infer.stage` (``run_infer``),
 :mod:`~mmbatch.infer.summary` (the end-of-run report).
 """
+
+from mmbatch.stage_modules import make_callable
+
+make_callable(__name__)  # `from mmbatch import NAME` is the stage function (mmbatch/api.py)

@@ -4,3 +4,7 @@ Modules: :mod:`.stage` (the stage as a function), :mod:`.checks` (input checks),
 :mod:`.scorers` (the registry of benchmark scorers), :mod:`.plan` (what a scorer produces), :mod:`.estimate` and
 :mod:`.bootstrap` (values and intervals), :mod:`.metrics_table` (the table's files) and :mod:`.tables` (printing).
 """
+
+from mmbatch.stage_modules import make_callable
+
+make_callable(__name__)  # `from mmbatch import NAME` is the stage function (mmbatch/api.py)

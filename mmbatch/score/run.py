@@ -1,0 +1,43 @@
+"""The ``score`` stage as a function that writes its own outputs: the metrics table and the per-row hits file.
+
+The CLI parses options, calls :func:`run_score` and prints; Python callers (``from mmbatch import score``) get the
+same files and the same :class:`~mmbatch.score.stage.ScoreResult`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmbatch.score.metrics_table import check_metrics_path, hits_path, write_metrics
+from mmbatch.score.stage import ScoreOptions, ScoreResult, score_frame
+from mmbatch.tableio import read_table, write_table
+
+
+@dataclass(frozen=True)
+class ScoreFiles:
+    """What a ``score`` run wrote."""
+
+    metrics: Path
+    """The metrics table (``.json``, ``.tsv`` or ``.parquet``)."""
+    hits: Path
+    """The scored rows with ``hit`` (``NAME.hits.parquet`` beside the metrics)."""
+    result: ScoreResult
+    """The metrics, the scored rows, the warnings and the coverage."""
+
+
+def run_score(input_path: Path, output: Path, options: ScoreOptions) -> ScoreFiles:
+    """Score the extracted file ``input_path`` and write ``output`` and its hits file (each atomically).
+
+    Raises:
+        BadInputError: bad input or options; nothing is written then.
+    """
+    check_metrics_path(output)
+    table = read_table(input_path)
+    result = score_frame(table.frame, options, path=input_path)
+    rows_path = hits_path(output)
+    settings = {**options.settings(), "input": str(input_path), "metrics_file": output.name,
+                "hits_file": rows_path.name, "warnings": list(result.warnings), "coverage": result.coverage}
+    write_table(result.hits, rows_path, {**table.metadata, "stage": "hits", "score": settings})
+    write_metrics(result.metrics, output, {**table.metadata, "stage": "scores", "score": settings})
+    return ScoreFiles(output, rows_path, result)
