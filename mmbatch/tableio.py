@@ -249,6 +249,21 @@ def tsv_text_frame(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def check_writable(path: str | Path) -> None:
+    """Fail now, not after the work, when ``path`` cannot be written (read-only or missing permissions).
+
+    Raises:
+        BadInputError: naming the folder and the reason.
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _create_beside(path).unlink()
+    except OSError as exc:
+        raise BadInputError(f"cannot write in {path.parent} ({exc.strerror or exc}); choose another --output",
+                            path=path) from exc
+
+
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; on success rename it to ``path``, on failure remove it.

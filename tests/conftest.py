@@ -20,7 +20,9 @@ EXAMPLES = REPO_ROOT / "examples"
 def run_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
             timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """Run ``mmbatch ARGS`` in a real subprocess and capture its output."""
-    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    # The checkout under test is imported even from another working directory (not an installed copy elsewhere).
+    python_path = os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))
+    full_env = {**os.environ, "COLUMNS": "200", "PYTHONPATH": python_path, **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "mmbatch", *args],
         capture_output=True, text=True, env=full_env, cwd=cwd or REPO_ROOT, timeout=timeout,

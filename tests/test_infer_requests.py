@@ -8,6 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from mmbatch.errors import BadInputError
 from mmbatch.infer.requests import RequestBuilder, RowError, default_media_root
 from tests.support.prepared_files import png_base64, prepared_frame
 from tests.test_video import make_video
@@ -113,7 +114,11 @@ def test_default_media_root(tmp_path: Path) -> None:
     media = tmp_path / "media"
     media.mkdir()
     prepared = tmp_path / "prep" / "p.parquet"
-    assert default_media_root(prepared, {}) == prepared.parent
-    assert default_media_root(prepared, {"prepare": {"media_root": str(media)}}) == media
     (prepared.parent / "rel").mkdir(parents=True)
-    assert default_media_root(prepared, {"prepare": {"media_root": "rel"}}) == prepared.parent / "rel"
+    assert default_media_root(prepared, {}) == prepared.parent.resolve()
+    assert default_media_root(prepared, {"prepare": {"media_root": "rel"}}) == (prepared.parent / "rel").resolve()
+    # A recorded root outside the prepared file's folder needs the person's consent: a chosen folder holding it.
+    with pytest.raises(BadInputError, match="--media-root"):
+        default_media_root(prepared, {"prepare": {"media_root": str(media)}})
+    assert default_media_root(prepared, {"prepare": {"media_root": str(media)}}, tmp_path) == media.resolve()
+    assert default_media_root(prepared, {"prepare": {"media_root": "/"}}, tmp_path) == tmp_path.resolve()

@@ -1,4 +1,4 @@
-"""`prepare` records the media root it used, so `infer` finds the media from anywhere."""
+"""`prepare` records the media root it used, so `infer` finds the media from anywhere the person allows."""
 
 from __future__ import annotations
 
@@ -17,7 +17,10 @@ def test_infer_finds_media_from_another_folder(tmp_path: Path, cli) -> None:
     assert recorded.is_absolute() and recorded == (EXAMPLES / "seed" / "media").resolve()
 
     predictions = tmp_path / "preds.parquet"
-    result = cli("infer", "--input", str(prepared), "--output", str(predictions), "--backend", "echo",
-                 "--model", "answer", cwd=tmp_path)
+    args = ("infer", "--input", str(prepared), "--output", str(predictions), "--backend", "echo", "--model", "answer")
+    # The recorded root lies outside the prepared file's folder: used only once the person allows a folder holding it.
+    refused = cli(*args, cwd=tmp_path)
+    assert refused.returncode == 2 and "--media-root" in refused.stderr
+    result = cli(*args, cwd=tmp_path, env={"MMBATCH_MEDIA_ROOT": str(EXAMPLES)})
     assert result.returncode == 0, result.stderr
     assert read_table(predictions).frame["error"].null_count() == read_table(predictions).frame.height

@@ -43,7 +43,8 @@ def run_chain(prepared: Path, folder: Path, echo_mode: str) -> dict[tuple[str, s
     assert main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "echo",
                  "--model", echo_mode]) == 0
     assert main(["extract", "--input", str(preds), "--output", str(extracted), "--no-judge",
-                 "--clip-model", str(tiny_clip()), "--clip-batch-size", "3"]) == 0
+                 "--clip-model", str(tiny_clip()), "--clip-batch-size", "3",
+                 "--media-root", str(prepared.parent)]) == 0  # the option pictures lie outside the predictions' folder
     assert main(["score", "--input", str(extracted), "--output", str(scores), "--bootstrap", "20"]) == 0
     rows = read_table(extracted).frame
     assert rows["extract_method"].to_list() == ["clip"] * rows.height

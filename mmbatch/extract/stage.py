@@ -31,7 +31,7 @@ from mmbatch.journal import RowJournal
 from mmbatch.openai_client import OFFICIAL_BASE_URL
 from mmbatch.prompts import is_missing
 from mmbatch.schema.validate import answer_names_empty_option
-from mmbatch.tableio import file_format, read_table, write_table
+from mmbatch.tableio import check_writable, file_format, read_table, write_table
 
 RESUME_KEY = "extract_resume"
 """Metadata key of the settings a rerun must match to resume."""
@@ -138,7 +138,7 @@ def _run_clip(rows: list[dict[str, Any]], options: ExtractOptions, metadata: dic
     from mmbatch.extract.clip_ranking import ClipRanker
     from mmbatch.infer.requests import default_media_root
 
-    media_root = options.media_root or default_media_root(options.input, metadata)
+    media_root = default_media_root(options.input, metadata, options.media_root)
     ranker = ClipRanker(options.clip_model, batch_size=options.clip_batch_size, device=options.clip_device)
     decide_by_clip(rows, ranker, predictions=options.input, media_root=media_root, commit=commit)
     return {**ranker.settings(), "model": options.clip_model, "pictures_embedded": ranker.embedded,
@@ -147,6 +147,7 @@ def _run_clip(rows: list[dict[str, Any]], options: ExtractOptions, metadata: dic
 
 def _check_options(options: ExtractOptions) -> None:
     file_format(options.output, writing=True)  # before any judge call, not after
+    check_writable(options.output)
     if options.unmatched == "random" and not options.use_judge:
         raise BadInputError("--unmatched random reproduces VLMEvalKit's fallback after the judge; it needs the "
                             "judge (drop --no-judge)")

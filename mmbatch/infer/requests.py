@@ -50,16 +50,30 @@ class RowError(Exception):
     """A row cannot be given to the model (missing or corrupt media); the message names the column."""
 
 
-def default_media_root(input_path: Path, metadata: dict[str, Any]) -> Path:
-    """The media root recorded by ``prepare`` (absolute, or relative to the working directory or the prepared
-    file's folder), else the prepared file's folder."""
+def default_media_root(input_path: Path, metadata: dict[str, Any], chosen: Path | None = None) -> Path:
+    """The folder media paths are read from, confined to a folder chosen by the person running the stage.
+
+    The confining folder is ``chosen`` (``--media-root`` or ``MMBATCH_MEDIA_ROOT``), else the prepared file's own
+    folder. The root recorded by ``prepare`` (absolute, or relative to the prepared file) is used only when it lies
+    inside that folder: a prepared file from elsewhere cannot make a stage read, or upload, files outside it.
+
+    Raises:
+        BadInputError: no root was chosen and the recorded one lies outside the prepared file's folder (the message
+            says how to allow it).
+    """
+    confining = (chosen if chosen is not None else input_path.parent).resolve()
     recorded = (metadata.get("prepare") or {}).get("media_root") or metadata.get("media_root")
-    if recorded:
-        for candidate in (Path(recorded), input_path.parent / recorded):
-            if candidate.is_dir():
-                return candidate
-        return Path(recorded)
-    return input_path.parent
+    if not recorded or not isinstance(recorded, str):
+        return confining
+    candidate = (input_path.parent / recorded).resolve()  # an absolute recorded root stays as it is
+    if candidate.is_relative_to(confining):
+        return candidate
+    if chosen is not None:
+        return confining
+    raise BadInputError(
+        f"the file records the media root {recorded!r}, outside its own folder {str(confining)!r}; media is read "
+        f"only from a folder you choose: pass --media-root {recorded!r} (or set MMBATCH_MEDIA_ROOT) if you trust it",
+        path=input_path)
 
 
 class RequestBuilder:

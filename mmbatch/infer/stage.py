@@ -37,9 +37,10 @@ from mmbatch.progress import progress
 from mmbatch.schema.columns import PREPARED
 from mmbatch.schema.validate import validate_frame
 from mmbatch.shards import resolve_shard
-from mmbatch.tableio import Table, atomic_path, read_metadata, read_table, write_table
+from mmbatch.tableio import Table, atomic_path, check_writable, read_metadata, read_table, write_table
 
 GENERATE_IMAGE = "generate-image"
+MEDIA_PATH_COLUMNS = ("image_path", "video_path")
 BACKEND_SETTINGS_FILE = "backend.json"
 """Kept in the progress folder so a rerun with nothing left to do need not load the model to describe it."""
 
@@ -92,6 +93,9 @@ def run_infer(options: InferOptions) -> InferSummary:
     table = load_prepared(options.input)
     shard = resolve_shard(options.shard)
     output = shard_output_path(options.output, shard)
+    check_writable(output)  # before any work: a read-only folder must not be found after hours of inference
+    media_root = default_media_root(options.input, table.metadata, options.media_root) if _reads_media_files(
+        table.frame) else options.input.parent
     fingerprint = file_fingerprint(options.input)
     settings = resume_settings(options, fingerprint)
     journal = RowJournal(output, settings, force=options.force, settings_key="infer.resume",
@@ -113,7 +117,7 @@ def run_infer(options: InferOptions) -> InferSummary:
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
         try:
-            tokens = _run_rows(backend, options, table, todo, journal)
+            tokens = _run_rows(backend, options, table, todo, journal, media_root)
         finally:
             backend.close()
             journal.seal()
@@ -141,9 +145,14 @@ def _done_indices(journal: RowJournal, shard_indices: pl.Series) -> set[int]:
     return set(finished["index"].to_list())
 
 
-def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, journal: RowJournal) -> int:
+def _reads_media_files(frame: pl.DataFrame) -> bool:
+    """Whether any row names a media file (``image_path``/``video_path``), so that the media root matters."""
+    return any(name in frame.columns and frame[name].is_not_null().any() for name in MEDIA_PATH_COLUMNS)
+
+
+def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, journal: RowJournal,
+              media_root: Path) -> int:
     """Run ``todo`` through the backend, committing as results come; returns the tokens generated."""
-    media_root = options.media_root or default_media_root(options.input, table.metadata)
     builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
                              likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
     plan = plan_chunks(todo, options.backend_options().chunk_rows())
