@@ -41,7 +41,8 @@ for position in "${!prepared_files[@]}"; do
     # --force: when a rerun of the demo rewrote the prepared file, start afresh instead of refusing the old progress
     # (with an unchanged file it still resumes).
     infer=(python3 -m mmbatch infer --input "$prepared" --output "$predictions" --backend hf --model "$tiny_model"
-           --device cpu --dtype float32 --batch-size 8 --max-new-tokens 8 --num-frames 4 --force)
+           --device cpu --dtype float32 --batch-size 8 --max-new-tokens 8 --num-frames 4 --force
+           --media-root examples)  # media are read only inside a folder chosen here, not where a file points
     if [[ $position -eq 0 ]]; then
         # Two shards (as two machines would run them), then merge; status 3 means rows failed, and they are kept.
         "${infer[@]}" --shard 0/2 || [[ $? -eq 3 ]] || exit 1

@@ -96,7 +96,7 @@ def test_a_text_model_fails_only_the_picture_rows_of_a_mixed_file(tmp_path_facto
                  "--media-root", str(examples / "media"), "--output", str(prepared)]) == 0
     code = main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "hf", "--model",
                  str(session_model_dir(tmp_path_factory, "llava")), "--device", "cpu", "--max-new-tokens", "2",
-                 "--num-frames", "2"])
+                 "--num-frames", "2", "--media-root", str(examples)])  # the media lie outside prepared.parent
     assert code == 3
     rows = read_table(preds).frame
     failed = rows.filter(pl.col("error").is_not_null())
