@@ -33,6 +33,7 @@ COMMANDS: dict[str, str] = {
     "extract": "mmbatch.commands.extract",
     "score": "mmbatch.commands.score",
     "report": "mmbatch.commands.report",
+    "compare": "mmbatch.commands.compare",
     "import": "mmbatch.commands.import_",
     "export": "mmbatch.commands.export",
     "validate": "mmbatch.commands.validate",

@@ -44,10 +44,10 @@ def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator |
     sums = CellSums(plan, names)
     counts = plan.types[UNITS].cast(pl.Float64).to_numpy()
     observed = sums(counts[np.newaxis, :])[0]
-    specs = [spec for spec in plan.metrics if _defined(spec, observed, sums.index)]
+    specs = [spec for spec in plan.metrics if is_defined(spec, observed, sums.index)]
     if not specs:
         return pl.DataFrame(schema=ESTIMATE_SCHEMA)
-    combine = _Combination(specs, sums.index)
+    combine = MetricCombination(specs, sums.index)
     values = combine(observed[np.newaxis, :])[0]
     low = np.full(len(specs), np.nan)
     high = np.full(len(specs), np.nan)
@@ -77,7 +77,7 @@ def estimate(plan: ScorePlan, *, replicates: int = 0, rng: np.random.Generator |
     ).with_columns(pl.col("ci_low", "ci_high").fill_nan(None))
 
 
-def _defined(spec: MetricSpec, observed: np.ndarray, column_of: dict[str, int]) -> bool:
+def is_defined(spec: MetricSpec, observed: np.ndarray, column_of: dict[str, int]) -> bool:
     """Whether every sum the spec needs exists and every denominator is positive in the observed data."""
     if not spec.terms or (isinstance(spec.n, str) and spec.n not in column_of):
         return False
@@ -91,7 +91,7 @@ def _defined(spec: MetricSpec, observed: np.ndarray, column_of: dict[str, int]) 
     return True
 
 
-class _Combination:
+class MetricCombination:
     """Maps sums of shape ``(B, S)`` to metric values of shape ``(B, M)`` for a fixed list of specs."""
 
     def __init__(self, specs: list[MetricSpec], column_of: dict[str, int]) -> None:

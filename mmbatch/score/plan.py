@@ -15,7 +15,9 @@ thousands of categories cost no more than the number of types.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -95,9 +97,31 @@ def split_cell_stat(name: str) -> tuple[str, str, str]:
     return level, group, stat
 
 
+UNIT_ID = "g_index"
+"""The column every unit frame carries: the group whose rows are resampled together (circular group, image, row)."""
+
+_keep_units: ContextVar[bool] = ContextVar("keep_units", default=False)
+
+
+@contextmanager
+def types_per_unit() -> Iterator[None]:
+    """Within this block, :func:`collapse_units` keeps :data:`UNIT_ID` among its keys.
+
+    A paired comparison of two models must draw the same units for both, so it needs each unit's statistics rather
+    than anonymous types. Switching the collapse here, instead of in every scorer, keeps scorers unaware of it: a new
+    benchmark's scorer works with ``mmbatch compare`` as soon as its unit frame keeps ``g_index`` (all do).
+    """
+    token = _keep_units.set(True)
+    try:
+        yield
+    finally:
+        _keep_units.reset(token)
+
+
 def collapse_units(units: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     """Count the units per distinct combination of ``keys`` (stratum, cell columns and statistics)."""
-    return units.group_by(list(keys)).agg(pl.len().cast(pl.Int64).alias(UNITS)).sort(list(keys), nulls_last=True)
+    keys = [*keys, UNIT_ID] if _keep_units.get() and UNIT_ID not in keys else list(keys)
+    return units.group_by(keys).agg(pl.len().cast(pl.Int64).alias(UNITS)).sort(keys, nulls_last=True)
 
 
 def groups_in_order(types: pl.DataFrame, column: str, order: dict[str, int] | None = None) -> list[str]:
