@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import hashlib
 import importlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.options import apply_environment_defaults
+from mmbatch.row_facts import file_sha256
 from mmbatch.shards import shard_from_environment
 
 RUN_STAGES = ("prepare", "infer", "extract", "score")
@@ -172,10 +172,4 @@ def run_pipeline(given: argparse.Namespace) -> int:
 
 def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when there is no such file."""
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 24):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return file_sha256(path) if path.is_file() else None

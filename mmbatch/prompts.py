@@ -8,10 +8,11 @@ rendered prompt.
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+from mmbatch.row_facts import is_missing
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LLAVA_INSTRUCTION_EN = "Answer with the option's letter from the given choices directly."
@@ -28,15 +29,6 @@ class PromptInput:
     """Context shown before the question, or None."""
     options: Mapping[str, str] | None = None
     """Present options, letter -> text, in letter order; missing options are simply absent (no relabelling)."""
-
-
-def is_missing(value: object) -> bool:
-    """True for None, NaN, and empty or ``nan`` text: the ways a hint or option cell says "absent"."""
-    if value is None:
-        return True
-    if isinstance(value, float):
-        return math.isnan(value)
-    return isinstance(value, str) and (value == "" or value.lower() == "nan")
 
 
 def contains_cjk(text: str) -> bool:

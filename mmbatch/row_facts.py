@@ -1,23 +1,75 @@
-"""Facts about rows that several stages need, each defined once: circular offsets and ``g_index`` derivations.
+"""Facts about rows that several stages need, each defined once: which cells are missing, which options a row
+has, circular offsets, ``g_index`` derivations and file digests.
 
-Every stage that has to know which rows form a group (``extract`` for a foreign file, ``import``, ``score`` for a
-file without ``g_index``) calls :func:`group_index` with the rule its benchmark declares
-(:attr:`mmbatch.benchmarks.declaration.Benchmark.group_rule`), so the three can never disagree.
+The facts that stages compute both row by row and on whole frames have a Python form and a polars form side by side
+here (:func:`is_missing` / :func:`missing`, :func:`present_options` / :func:`present_letters`);
+``tests/test_row_facts.py`` checks that they agree. Every stage that has to know which rows form a group
+(``extract`` for a foreign file, ``import``, ``score`` for a file without ``g_index``) calls :func:`group_index` with
+the rule its benchmark declares (:attr:`mmbatch.benchmarks.declaration.Benchmark.group_rule`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from mmbatch.benchmarks.declaration import GroupRule
 from mmbatch.errors import BadInputError
+from mmbatch.schema.columns import OPTION_LETTERS
+
+if TYPE_CHECKING:
+    from mmbatch.benchmarks.declaration import GroupRule
+
+MISSING_TEXTS = ("", "nan")
+"""Cell texts that mean "absent" (compared lower-cased): VLMEvalKit's tables write a missing option as ``nan``."""
+DIGEST_CHUNK = 1 << 24
 
 CIRCULAR_OFFSET = 1_000_000
 """Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
 IMAGE_COLUMNS = ("image_path", "image_name")
 """Columns that name a row's image, in order of preference, for the ``image-pair`` rule."""
+
+
+def is_missing(value: object) -> bool:
+    """True for None, NaN, and empty or ``nan`` text: the ways a hint, option or answer cell says "absent"."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return isinstance(value, str) and value.lower() in MISSING_TEXTS
+
+
+def missing(column: str) -> pl.Expr:
+    """:func:`is_missing` of every cell of ``column``, as a boolean expression."""
+    text = pl.col(column).cast(pl.String).str.to_lowercase()
+    return (pl.col(column).is_null() | text.is_in(MISSING_TEXTS)).fill_null(True)
+
+
+def present_options(row: Mapping[str, Any]) -> dict[str, str]:
+    """The row's options, letter -> text, in letter order; missing options are skipped without relabelling."""
+    return {letter: str(row[letter]) for letter in OPTION_LETTERS if letter in row and not is_missing(row[letter])}
+
+
+def present_letters(columns: Sequence[str]) -> pl.Expr:
+    """Per row, the list of option letters (among ``columns``) whose text is present, in letter order."""
+    letters = [letter for letter in OPTION_LETTERS if letter in columns]
+    if not letters:
+        return pl.lit([], dtype=pl.List(pl.String))
+    return pl.concat_list([pl.when(~missing(letter)).then(pl.lit(letter)).otherwise(None)
+                           for letter in letters]).list.drop_nulls()
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes (hex), read in chunks: the same file on another machine has the same digest."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(DIGEST_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def group_index(columns: list[str], rule: GroupRule, *, path: Path | None = None) -> pl.Expr:

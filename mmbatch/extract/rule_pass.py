@@ -20,13 +20,7 @@ from mmbatch.extract.judge_prompts import mcq_judge_prompt, yes_no_judge_prompt
 from mmbatch.extract.likelihood import best_option
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
-from mmbatch.prompts import is_missing
-from mmbatch.schema.columns import OPTION_LETTERS
-
-
-def present_choices(row: Mapping[str, Any]) -> dict[str, str]:
-    """The row's options, letter -> text, in letter order; missing options are skipped without relabelling."""
-    return {letter: str(row[letter]) for letter in OPTION_LETTERS if letter in row and not is_missing(row[letter])}
+from mmbatch.row_facts import is_missing, present_options
 
 
 def group_key(row: Mapping[str, Any]) -> object:
@@ -55,7 +49,7 @@ def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: Pa
     benchmark = find_benchmark(row["benchmark"])
     if benchmark is not None and benchmark.answer_kind == "yes-no":
         return _yes_no(row, prediction, options, benchmark)
-    choices = present_choices(row)
+    choices = present_options(row)
     if not choices:
         return Outcome(None, "unmatched", note="the row has no options to match")
     letter = match_choice(prediction, choices, CHOICE_RULES[options.choice_rules])
@@ -94,7 +88,7 @@ def yes_no_rule(benchmark: Benchmark, rule: str) -> Callable[[str], str | None]:
 
 def _likelihood(row: Mapping[str, Any], options: ExtractOptions, path: Path | None, letter_scoring: bool
                 ) -> Outcome:
-    choices = present_choices(row)
+    choices = present_options(row)
     texts = [f"{letter}." for letter in choices] if letter_scoring else list(choices.values())
     try:
         letter = best_option(list(choices), list(row["choice_logprobs"]), row.get("choice_ntokens"), texts,

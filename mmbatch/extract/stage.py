@@ -7,12 +7,10 @@ where it stopped and pays for nothing twice.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -30,6 +28,7 @@ from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
 from mmbatch.openai_client import OFFICIAL_BASE_URL
 from mmbatch.prompts import is_missing
+from mmbatch.row_facts import file_sha256
 from mmbatch.schema.validate import answer_names_empty_option
 from mmbatch.tableio import check_writable, file_format, read_table, write_table
 
@@ -158,7 +157,7 @@ def _check_options(options: ExtractOptions) -> None:
 def _resume_settings(options: ExtractOptions) -> dict[str, Any]:
     """Everything that changes the extracted values: a rerun with other values is refused (or --force)."""
     return {
-        "input_sha256": _file_sha256(options.input),
+        "input_sha256": file_sha256(options.input),
         "benchmark": options.benchmark,
         "judge": options.judge_model if options.use_judge else None,
         "judge_templates": template_hash(MCQ_TEMPLATE_EN, MCQ_TEMPLATE_CN, YES_NO_TEMPLATE),
@@ -170,14 +169,6 @@ def _resume_settings(options: ExtractOptions) -> dict[str, Any]:
         "skip_failed_groups": options.skip_failed_groups,
         "clip_model": options.clip_model,
     }
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _is_official_api(base_url: str | None) -> bool:

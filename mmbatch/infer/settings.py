@@ -9,7 +9,6 @@ not change predictions, so they may change between runs (greedy batched generati
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,9 @@ from typing import Any
 from mmbatch.backends.base import BackendOptions
 from mmbatch.backends.options import backend_options
 from mmbatch.backends.registry import get_backend_declaration
+from mmbatch.row_facts import file_sha256
 
 LIKELIHOOD_TARGETS = ("content", "letter")
-FINGERPRINT_CHUNK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -86,11 +85,7 @@ class InferOptions:
 
 def file_fingerprint(path: Path) -> str:
     """SHA-256 (first 16 hex digits) of the file's bytes: the same file copied to another machine matches."""
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(FINGERPRINT_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()[:16]
+    return file_sha256(path)[:16]
 
 
 def resume_settings(options: InferOptions, input_fingerprint: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from mmbatch.row_facts import missing, present_letters
 from mmbatch.schema.columns import OPTION_LETTERS, STAGES, Stage, option_columns
 from mmbatch.schema.types import polars_type
 
@@ -152,8 +153,8 @@ def answer_names_empty_option(frame: pl.DataFrame) -> pl.Series:
     if not letters or "answer" not in frame.columns or frame.schema["answer"] != pl.String:
         return pl.Series([False] * frame.height, dtype=pl.Boolean)
     answer = pl.col("answer").str.strip_chars()
-    empty_named = pl.any_horizontal([(answer == letter) & pl.col(letter).is_null() for letter in letters])
-    others = pl.any_horizontal([pl.col(letter).is_not_null() for letter in letters])
+    empty_named = pl.any_horizontal([(answer == letter) & missing(letter) for letter in letters])
+    others = pl.any_horizontal([~missing(letter) for letter in letters])
     return frame.select((empty_named & others).fill_null(False).alias("mask"))["mask"]
 
 
@@ -162,9 +163,7 @@ def _option_violations(frame: pl.DataFrame) -> list[Violation]:
     violations: list[Violation] = []
     if not letters:
         return violations
-    present = pl.concat_list(
-        [pl.when(pl.col(letter).is_not_null()).then(pl.lit(letter)).otherwise(None) for letter in letters]
-    ).list.drop_nulls()
+    present = present_letters(letters)
     checked = frame.select(present.alias("letters"), *(pl.col(c) for c in ("answer", "mode") if c in frame.columns))
     if "answer" in frame.columns and frame.schema["answer"] == pl.String:
         has_options = checked["letters"].list.len() > 0

@@ -7,14 +7,11 @@ from pathlib import Path
 import polars as pl
 
 from mmbatch.errors import BadInputError
-from mmbatch.schema.columns import option_columns
+from mmbatch.row_facts import present_letters
 from mmbatch.schema.types import restore_types
 
 REQUIRED_COLUMNS = ("index", "question")
 """Columns an MMBench-style file cannot do without (plus ``image`` or ``image_path``)."""
-
-_MISSING_OPTION_TEXT = ("nan",)
-"""Option texts that count as absent, as :func:`mmbatch.prompts.is_missing` treats them."""
 
 
 def first_row(frame: pl.DataFrame, mask: pl.Series) -> object:
@@ -73,23 +70,10 @@ def check_rows(frame: pl.DataFrame, source: Path) -> None:
     _check_has_image(frame, source)
 
 
-def present_options(frame: pl.DataFrame) -> pl.Expr:
-    """Per row, the list of option letters whose text is present (in letter order)."""
-    letters = option_columns(frame.columns)
-    if not letters:
-        return pl.lit([], dtype=pl.List(pl.String))
-    present = [
-        pl.when(pl.col(letter).is_not_null() & ~pl.col(letter).str.to_lowercase().is_in(_MISSING_OPTION_TEXT))
-        .then(pl.lit(letter)).otherwise(None)
-        for letter in letters
-    ]
-    return pl.concat_list(present).list.drop_nulls()
-
-
 def _check_answers(frame: pl.DataFrame, source: Path) -> None:
     if "answer" not in frame.columns:
         return
-    checked = frame.select(present_options(frame).alias("letters"), pl.col("answer").str.strip_chars())
+    checked = frame.select(present_letters(frame.columns).alias("letters"), pl.col("answer").str.strip_chars())
     bad = checked["answer"].is_not_null() & ~checked["letters"].list.contains(checked["answer"]).fill_null(False)
     if bad.any():
         row = int(bad.arg_max() or 0)
