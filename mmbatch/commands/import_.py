@@ -13,7 +13,6 @@ from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.errors import EXIT_OK
 from mmbatch.interop import IMPORT_FORMATS
 
-USES_QUESTIONS = ("llava-jsonl", "seed-results")
 """Formats whose answers are joined with ``--questions``."""
 
 
@@ -45,21 +44,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Import one file or folder and write the predictions file atomically."""
-    import importlib
-
-    import polars as pl
-
+    """Import one file or folder, write the predictions file atomically and print what to know about it."""
     from mmbatch.console import console, error_console
-    from mmbatch.errors import BadInputError
     from mmbatch.interop.rows import ImportOptions
-    from mmbatch.schema.validate import answer_names_empty_option
-    from mmbatch.tableio import file_format, write_table
+    from mmbatch.interop.run import import_file
 
-    file_format(args.output, writing=True)
-    if args.questions and args.format not in USES_QUESTIONS:
-        raise BadInputError(f"--questions applies to {' and '.join(USES_QUESTIONS)}; {args.format} files carry "
-                            "their questions")
     options = ImportOptions(
         input=args.input,
         benchmark=args.benchmark.lower() if args.benchmark else None,
@@ -67,28 +56,23 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         renumber_duplicates=args.duplicate_index == "renumber",
     )
-    if options.renumber_duplicates and args.format != "vlmevalkit":
-        raise BadInputError(f"--duplicate-index renumber applies to vlmevalkit files, not {args.format}")
-    module = importlib.import_module(IMPORT_FORMATS[args.format])
-    result = module.import_rows(options)
-    unanswerable = int(answer_names_empty_option(result.frame).sum())
-    settings = {**result.settings, "source": str(args.input), "questions": [str(q) for q in args.questions],
-                "answers_naming_empty_option": unanswerable}
-    write_table(result.frame, args.output, {"stage": "predictions", "import": settings})
-    benchmarks = ", ".join(sorted(set(result.frame["benchmark"].to_list())))
-    console.print(f"imported {result.frame.height} rows ({benchmarks}, model {settings.get('model')}) "
+    imported = import_file(args.format, options, args.output)
+    frame, settings = imported.result.frame, imported.result.settings
+    benchmarks = ", ".join(sorted(set(frame["benchmark"].to_list())))
+    console.print(f"imported {frame.height} rows ({benchmarks}, model {settings.get('model')}) "
                   f"from {args.input} -> {args.output}", soft_wrap=True, markup=False, highlight=False)
-    if "source_index" in result.frame.columns:
-        renumbered = result.frame.filter(pl.col("source_index").is_not_null()).select("source_index", "index")
+    renumbered = imported.renumbered
+    if renumbered.height:
         pairs = ", ".join(f"{old} -> {new}" for old, new in renumbered.head(10).iter_rows())
         more = f" and {renumbered.height - 10} more" if renumbered.height > 10 else ""
         error_console.print(f"note: {renumbered.height} rows repeated an earlier row's index and were renumbered: "
                             f"{pairs}{more} (all in the column source_index)", soft_wrap=True, markup=False,
                             highlight=False)
-    if unanswerable:
-        error_console.print(f"note: {unanswerable} rows whose answer names an empty option: no answer can be right, "
-                            "they count wrong (as in VLMEvalKit)", soft_wrap=True, markup=False, highlight=False)
-    if "answer" not in result.frame.columns or result.frame["answer"].is_null().all():
+    if imported.answers_naming_empty_option:
+        error_console.print(f"note: {imported.answers_naming_empty_option} rows whose answer names an empty option: "
+                            "no answer can be right, they count wrong (as in VLMEvalKit)", soft_wrap=True,
+                            markup=False, highlight=False)
+    if "answer" not in frame.columns or frame["answer"].is_null().all():
         error_console.print("note: the rows have no ground truth (`answer`): `mmbatch score` needs it; give the "
                             "question file that holds it with --questions, or use `mmbatch export` to submit",
                             soft_wrap=True, markup=False, highlight=False)

@@ -12,8 +12,6 @@ from typing import Any
 
 from mmbatch.errors import EXIT_OK
 
-REPORT_FORMATS = (".md", ".html")
-
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``report`` command."""
@@ -33,37 +31,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Write the report (and its SVG charts) atomically."""
     from mmbatch.console import console
-    from mmbatch.errors import BadInputError
-    from mmbatch.report.charts import render_chart
-    from mmbatch.report.html import render_html
-    from mmbatch.report.inputs import read_metrics_files
-    from mmbatch.report.leaderboard import build_boards
-    from mmbatch.report.markdown import render_markdown
-    from mmbatch.tableio import atomic_path
+    from mmbatch.report.write import write_report
 
-    output: Path = args.output
-    suffix = output.suffix.lower()
-    if suffix not in REPORT_FORMATS:
-        raise BadInputError(f"cannot write a '{suffix or 'no extension'}' report; use .md or .html", path=output)
-    metrics = read_metrics_files(list(args.metrics))
-    boards = build_boards(metrics)
-    charts = {board.slug: render_chart(board) for board in boards}
-    sources = [str(p) for p in args.metrics]
-    written = []
-    if suffix == ".html":
-        text = render_html(boards, charts, sources)
-    else:
-        files = {slug: f"{output.stem}_{slug}.svg" for slug in charts}
-        for slug, svg in charts.items():
-            target = output.with_name(files[slug])
-            with atomic_path(target) as tmp:
-                tmp.write_text(svg + "\n", encoding="utf-8")
-            written.append(target)
-        text = render_markdown(boards, files, sources)
-    with atomic_path(output) as tmp:
-        tmp.write_text(text, encoding="utf-8")
-    models = metrics["model"].n_unique()
-    extra = f" and {len(written)} chart(s) beside it" if written else ""
-    console.print(f"wrote {output}{extra}: {len(boards)} benchmark board(s), {models} model(s)",
+    written = write_report(list(args.metrics), args.output)
+    extra = f" and {len(written.charts)} chart(s) beside it" if written.charts else ""
+    console.print(f"wrote {written.page}{extra}: {written.boards} benchmark board(s), {written.models} model(s)",
                   soft_wrap=True, markup=False, highlight=False)
     return EXIT_OK

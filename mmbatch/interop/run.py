@@ -1,0 +1,62 @@
+"""The ``import`` stage as a function that writes its own output: a foreign file in, an mmbatch predictions file out.
+
+The CLI parses options, calls :func:`import_file` and prints the notes; Python callers get the same file and the
+same :class:`ImportedFile`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+from mmbatch.interop import IMPORT_FORMATS
+from mmbatch.interop.rows import ImportOptions, ImportResult
+from mmbatch.schema.validate import answer_names_empty_option
+from mmbatch.tableio import file_format, write_table
+
+USES_QUESTIONS = ("llava-jsonl", "seed-results")
+"""Formats whose answers are joined with ``--questions``."""
+
+
+@dataclass(frozen=True)
+class ImportedFile:
+    """What an ``import`` run wrote."""
+
+    output: Path
+    """The predictions file."""
+    result: ImportResult
+    """The imported rows and the settings recorded under ``import`` in the file's metadata."""
+    answers_naming_empty_option: int
+    """Rows whose answer names an empty option: no answer can be right, they count wrong (as in VLMEvalKit)."""
+
+    @property
+    def renumbered(self) -> pl.DataFrame:
+        """(``source_index``, ``index``) of the rows given new indices (``--duplicate-index renumber``)."""
+        frame = self.result.frame
+        if "source_index" not in frame.columns:
+            return pl.DataFrame(schema={"source_index": pl.Int64, "index": pl.Int64})
+        return frame.filter(pl.col("source_index").is_not_null()).select("source_index", "index")
+
+
+def import_file(format_name: str, options: ImportOptions, output: Path) -> ImportedFile:
+    """Read ``options.input`` in ``format_name`` and write the predictions file ``output`` atomically.
+
+    Raises:
+        BadInputError: options that do not fit the format, or bad input (nothing is written then).
+    """
+    file_format(output, writing=True)
+    if options.questions and format_name not in USES_QUESTIONS:
+        raise BadInputError(f"--questions applies to {' and '.join(USES_QUESTIONS)}; {format_name} files carry "
+                            "their questions")
+    if options.renumber_duplicates and format_name != "vlmevalkit":
+        raise BadInputError(f"--duplicate-index renumber applies to vlmevalkit files, not {format_name}")
+    result = importlib.import_module(IMPORT_FORMATS[format_name]).import_rows(options)
+    unanswerable = int(answer_names_empty_option(result.frame).sum())
+    settings = {**result.settings, "source": str(options.input), "questions": [str(q) for q in options.questions],
+                "answers_naming_empty_option": unanswerable}
+    write_table(result.frame, output, {"stage": "predictions", "import": settings})
+    return ImportedFile(output, ImportResult(result.frame, settings), unanswerable)
