@@ -24,6 +24,7 @@ from mmbatch.prompts import TEMPLATES, PromptInput, is_missing, prompt_hash, ren
 from mmbatch.schema.columns import MODES, PREPARED, option_columns
 from mmbatch.schema.validate import validate_frame
 from mmbatch.stage_modules import make_callable
+from mmbatch.stage_records import PrepareRecord
 from mmbatch.tableio import file_format, read_metadata, write_table
 
 PROMPT_COLUMNS = ("prompt", "prompt_hash", "prompt_template", "mode")
@@ -109,18 +110,14 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
         **_input_metadata(options.input),
         "stage": "prepared",
         "prepare": {
-            "benchmark": benchmark.name,
-            "benchmark_version": benchmark.version,
+            **PrepareRecord(benchmark=benchmark.name, benchmark_version=benchmark.version, template=template,
+                            mode=mode, media_root=str(effective_media_root(options.input, options.media_root)),
+                            rows=summary.rows, groups=summary.groups).to_metadata(),
             "reader": reader.name,
             "input": str(options.input),
-            "template": template,
-            "mode": mode,
             "circular": options.circular,
             "limit": options.limit,
-            "media_root": str(effective_media_root(options.input, options.media_root)),
             "max_pixels": options.max_pixels,
-            "rows": summary.rows,
-            "groups": summary.groups,
             "group_sizes": _group_sizes(frame),
             "categories": summary.categories,
         },

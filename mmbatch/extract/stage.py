@@ -30,6 +30,7 @@ from mmbatch.openai_client import OFFICIAL_BASE_URL
 from mmbatch.prompts import is_missing
 from mmbatch.row_facts import file_sha256
 from mmbatch.schema.validate import answer_names_empty_option
+from mmbatch.stage_records import InferRecord
 from mmbatch.tableio import check_writable, file_format, read_table, write_table
 
 RESUME_KEY = "extract_resume"
@@ -62,7 +63,8 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     table = read_table(options.input)
     frame, input_format = adapt_predictions(table.frame, path=options.input, benchmark=options.benchmark,
                                             model_name=options.model_name)
-    letter_scoring = (table.metadata.get("infer") or {}).get("likelihood_target") == "letter"
+    infer_record = InferRecord.from_metadata(table.metadata)
+    letter_scoring = infer_record is not None and infer_record.likelihood_target == "letter"
     decided, tasks, groups, answers, image_rows = _first_pass(frame, options, letter_scoring)
     stats = None
     with JudgeSession(options) if tasks else nullcontext() as session:

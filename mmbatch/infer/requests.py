@@ -35,6 +35,7 @@ from mmbatch.media import (
 )
 from mmbatch.prompts import is_missing
 from mmbatch.schema.columns import option_columns
+from mmbatch.stage_records import PrepareRecord
 from mmbatch.video import FrameRequest, read_frame_files, read_video_frames
 
 DECODED_CACHE_SIZE = 32
@@ -62,7 +63,8 @@ def default_media_root(input_path: Path, metadata: dict[str, Any], chosen: Path 
             says how to allow it).
     """
     confining = (chosen if chosen is not None else input_path.parent).resolve()
-    recorded = (metadata.get("prepare") or {}).get("media_root") or metadata.get("media_root")
+    record = PrepareRecord.from_metadata(metadata)
+    recorded = (record.media_root if record is not None else None) or metadata.get("media_root")
     if not recorded or not isinstance(recorded, str):
         return confining
     candidate = (input_path.parent / recorded).resolve()  # an absolute recorded root stays as it is

@@ -116,5 +116,4 @@ def run_settings(options: InferOptions) -> dict[str, Any]:
         "concurrency": options.concurrency, "timeout_s": options.timeout_s, "max_retries": options.max_retries,
         "likelihood_target": options.likelihood_target, "max_pixels": options.max_pixels,
         "image_steps": options.image_steps, "image_size": options.image_size,
-        "backend_options": dataclasses.asdict(options.backend_options()),
     }

@@ -7,6 +7,7 @@ missing or failed, then write the shard's output sorted by ``index``.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import time
@@ -37,6 +38,7 @@ from mmbatch.progress import progress
 from mmbatch.schema.columns import PREPARED
 from mmbatch.schema.validate import validate_frame
 from mmbatch.shards import resolve_shard
+from mmbatch.stage_records import InferRecord
 from mmbatch.tableio import Table, atomic_path, check_writable, read_metadata, read_table, write_table
 
 GENERATE_IMAGE = "generate-image"
@@ -198,8 +200,14 @@ def _previous_backend_settings(progress_dir: Path, output: Path) -> dict[str, An
 
 def _metadata(table: Table, options: InferOptions, settings: dict[str, Any], backend_settings: dict[str, Any],
               *, shard: str, shard_rows: int, journal_dir: Path) -> dict[str, Any]:
+    backend_options = options.backend_options()
+    record = InferRecord(backend=options.backend, model=backend_options.model,
+                         likelihood_target=options.likelihood_target,
+                         input_fingerprint=settings["input_fingerprint"], shard=shard,
+                         backend_options=dataclasses.asdict(backend_options))
     infer = {
         **run_settings(options),
+        **record.to_metadata(),
         "backend_settings": backend_settings,
         "input": str(options.input),
         "input_fingerprint": settings["input_fingerprint"],
