@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "score": "mmbatch.commands.score",
     "report": "mmbatch.commands.report",
     "compare": "mmbatch.commands.compare",
+    "view": "mmbatch.commands.view",
     "import": "mmbatch.commands.import_",
     "export": "mmbatch.commands.export",
     "validate": "mmbatch.commands.validate",
