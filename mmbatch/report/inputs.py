@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.report.provenance import Provenance, provenance
 from mmbatch.score.metrics_table import read_metrics
 
 
-def read_metrics_files(paths: list[Path]) -> pl.DataFrame:
-    """Every metrics table in ``paths``, concatenated, with a ``source`` column naming the file.
+def read_metrics_files(paths: list[Path], labels: Mapping[str, str] | None = None
+                       ) -> tuple[pl.DataFrame, list[Provenance]]:
+    """Every metrics table in ``paths``, concatenated, with a ``source`` column naming the file, and the
+    provenance of each file.
+
+    ``labels`` (file path -> display name, from ``--label``) names a file's model; without one, a model that is a
+    local folder (``.cache/tiny-llava``) is shown by its folder name, a hub id as it is.
 
     When two files hold the same model for the same benchmark and split (two runs of one model), the model is
     labelled ``model [file stem]`` in both, so the runs stand side by side instead of being mixed.
@@ -19,14 +26,22 @@ def read_metrics_files(paths: list[Path]) -> pl.DataFrame:
     Raises:
         BadInputError: a file is unreadable, is not a metrics table, or has no rows.
     """
-    frames = []
+    labels = labels or {}
+    unknown = sorted(set(labels) - {str(p) for p in paths})
+    if unknown:
+        raise BadInputError(f"--label names a file that is not reported: {unknown[0]}")
+    frames, origins = [], []
     for path in paths:
-        frame = read_metrics(path).frame
+        table = read_metrics(path)
+        frame = table.frame
         if frame.height == 0:
             raise BadInputError("the metrics table has no rows", path=path)
-        missing_model = frame.filter(pl.col("model").is_null())
-        if missing_model.height:
-            frame = frame.with_columns(pl.col("model").fill_null(path.stem))
+        frame = frame.with_columns(pl.col("model").fill_null(path.stem))
+        label = labels.get(str(path))
+        frame = frame.with_columns(pl.lit(label).alias("model") if label else
+                                   pl.col("model").map_elements(display_name, return_dtype=pl.String))
+        models = frame["model"].unique(maintain_order=True).to_list()
+        origins.append(provenance(path, label or ", ".join(models), table.metadata, models))
         frames.append(frame.with_columns(pl.lit(str(path)).alias("source"), pl.lit(path.stem).alias("stem")))
     metrics = pl.concat(frames)
     runs = metrics.select("benchmark", "split", "model", "source").unique()
@@ -37,4 +52,11 @@ def read_metrics_files(paths: list[Path]) -> pl.DataFrame:
     metrics = metrics.with_columns(
         pl.when(pl.col("_repeated")).then(pl.format("{} [{}]", pl.col("model"), pl.col("stem")))
         .otherwise(pl.col("model")).alias("model"))
-    return metrics.drop("_repeated", "stem")
+    return metrics.drop("_repeated", "stem"), origins
+
+
+def display_name(model: str) -> str:
+    """A local model folder by its name (``/data/models/tiny-llava`` -> ``tiny-llava``); hub ids unchanged."""
+    if model.startswith(("/", "./", "../", "~", ".cache")) or (len(model) < 4096 and Path(model).is_dir()):
+        return Path(model.rstrip("/")).name or model
+    return model
