@@ -16,6 +16,7 @@ from tests.conftest import run_cli
 
 L2 = ("attribute_reasoning", "coarse_perception", "finegrained_perception (cross-instance)",
       "finegrained_perception (instance-level)", "logic_reasoning", "relation_reasoning")
+L3_CATEGORIES = 20
 SEED_DIMS = ("Scene Understanding", "Instance Identity", "Instance Attributes", "Instance Location",
              "Instances Counting", "Spatial Relation", "Instance Interaction", "Visual Reasoning",
              "Text Understanding", "Action Recognition", "Action Prediction", "Procedure Understanding")
@@ -40,7 +41,7 @@ def model_metrics(model: str, skill: float) -> list[dict[str, object]]:
     rows += [row("mmbench", model, "l2-category", g, "circular_acc", 40 + 5 * i + skill, split="dev")
              for i, g in enumerate(L2)]
     rows += [row("mmbench", model, "category", f"cat{i}", "circular_acc", 50 + i + skill, split="dev")
-             for i in range(20)]
+             for i in range(L3_CATEGORIES)]
     rows += [row("mme", model, "subtask", t, "score", 100 + 5 * i + skill) for i, t in enumerate(MME_TASKS)]
     rows += [row("mme", model, "total", "perception", "score", 1400 + skill),
              row("mme", model, "total", "cognition", "score", 300 + skill)]
@@ -102,13 +103,15 @@ def test_html_has_one_chart_per_benchmark_and_a_row_per_model(metrics_files: lis
     parser.feed(out.read_text(encoding="utf-8"))
     by_benchmark = {s["benchmark"]: s for s in parser.sections}
     assert list(by_benchmark) == ["mmbench", "mme", "seedbench"]
-    for section in parser.sections:
-        assert section["svg"] == 1
-        assert set(section["rows"].values()) == {3}  # type: ignore[union-attr]
-    assert by_benchmark["mmbench"]["bar"] == 3 * len(L2) and by_benchmark["mmbench"]["cell"] == 0
+    # MMBench: the L2 bars and the heatmap of its L3 categories; MME and SEED: one heatmap each.
+    assert [section["svg"] for section in parser.sections] == [2, 1, 1]
+    # A row per model; a table with many columns is transposed (a row per column, a column per model).
+    assert by_benchmark["mmbench"]["rows"] == {"summary": 3, "abilities": 3, "detail transposed": L3_CATEGORIES}
+    assert by_benchmark["mme"]["rows"] == {"summary": 3, "abilities transposed": len(MME_TASKS)}
+    assert by_benchmark["seedbench"]["rows"] == {"summary": 3, "abilities transposed": len(SEED_DIMS)}
+    assert by_benchmark["mmbench"]["bar"] == 3 * len(L2) and by_benchmark["mmbench"]["cell"] == 3 * L3_CATEGORIES
     assert by_benchmark["mme"]["cell"] == 3 * len(MME_TASKS)
     assert by_benchmark["seedbench"]["cell"] == 3 * len(SEED_DIMS)
-    assert set(by_benchmark["mmbench"]["rows"]) == {"summary", "abilities", "detail"}  # type: ignore[arg-type]
     assert not list(tmp_path.glob("report_*.svg"))
 
 
@@ -118,7 +121,8 @@ def test_markdown_with_svg_files_beside_it(metrics_files: list[Path], tmp_path: 
     assert done.returncode == 0, done.stderr
     text = out.read_text(encoding="utf-8")
     charts = sorted(p.name for p in out.parent.glob("*.svg"))
-    assert charts == ["report_mmbench_dev.svg", "report_mme.svg", "report_seedbench.svg"]
+    assert charts == ["report_mmbench_dev.svg", "report_mmbench_dev_detail.svg", "report_mme.svg",
+                      "report_seedbench.svg"]
     for name in charts:
         assert f"]({name})" in text
         assert (out.parent / name).read_text().startswith("<svg")
@@ -133,7 +137,7 @@ def test_two_runs_of_one_model_stand_side_by_side(tmp_path: Path) -> None:
     first, second = tmp_path / "run1.json", tmp_path / "run2.json"
     first.write_text(json.dumps(model_metrics("same", 0)))
     second.write_text(json.dumps(model_metrics("same", 2)))
-    boards = build_boards(read_metrics_files([first, second]))
+    boards = build_boards(read_metrics_files([first, second])[0])
     assert [model for model, _ in boards[0].summary.rows] == ["same [run2]", "same [run1]"]
 
 
@@ -174,7 +178,7 @@ def test_html_renders_in_headless_chromium(metrics_files: list[Path], tmp_path: 
     assert dom.returncode == 0, dom.stderr[-2000:]
     parser = Structure()
     parser.feed(dom.stdout)
-    assert [s["svg"] for s in parser.sections] == [1, 1, 1]
+    assert [s["svg"] for s in parser.sections] == [2, 1, 1]
     shot = tmp_path / "shot.png"
     subprocess.run([*browser, "--window-size=1200,2400", f"--screenshot={shot}", out.as_uri()],
                    capture_output=True, timeout=120, check=True)

@@ -25,6 +25,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("metrics", nargs="+", type=Path, metavar="METRICS_FILE", help="metrics tables to compare")
     parser.add_argument("--output", required=True, type=Path, help="report file: .md or .html")
+    parser.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
+                        help="display name of a metrics file's model (repeatable; default: the model recorded, a "
+                        "local folder by its name)")
+    parser.add_argument("--compare", action="append", default=[], type=Path, metavar="COMPARISON",
+                        help="output of `mmbatch compare` (repeatable): adds each model's delta against the "
+                        "baseline, with significance markers, to the boards it covers")
     return parser
 
 
@@ -32,8 +38,10 @@ def run(args: argparse.Namespace) -> int:
     """Write the report (and its SVG charts) atomically."""
     from mmbatch.console import console
     from mmbatch.report.write import write_report
+    from mmbatch.view.write import parse_labels
 
-    written = write_report(list(args.metrics), args.output)
+    written = write_report(list(args.metrics), args.output, labels=dict(parse_labels(args.label)),
+                           comparisons=list(args.compare))
     extra = f" and {len(written.charts)} chart(s) beside it" if written.charts else ""
     console.print(f"wrote {written.page}{extra}: {written.boards} benchmark board(s), {written.models} model(s)",
                   soft_wrap=True, markup=False, highlight=False)

@@ -49,6 +49,13 @@ def render_chart(board: Board) -> str:
     return grouped_bars(table, title)
 
 
+def render_detail_chart(board: Board) -> str | None:
+    """A heatmap of the board's finer table (MMBench's L3 categories), when it has one."""
+    if board.detail is None:
+        return None
+    return heatmap(board.detail, f"{board.name}: {board.detail.title.lower()}")
+
+
 def axis_max(table: ScoreTable) -> float:
     """100 for percentages; for points the next multiple of 100 above the largest value (MME subtask max 200)."""
     values = [c.value for _, cells in table.rows for c in cells if c.value is not None]
@@ -63,7 +70,7 @@ def _label(name: str) -> str:
 def grouped_bars(table: ScoreTable, title: str) -> str:
     """Bars grouped by column (ability), one bar per model, a legend of models and a labelled y axis."""
     models = [model for model, _ in table.rows]
-    bar, gap, top, plot_h = 14, 18, 40, 220
+    bar, gap, top, plot_h = 22, 26, 40, 300
     group_w = max(1, len(models)) * bar + gap
     labels = [_label(c) for c in table.columns]
     # Rotated labels reach down and to the left of their group: leave room for the longest one.
@@ -75,7 +82,7 @@ def grouped_bars(table: ScoreTable, title: str) -> str:
     height = top + plot_h + bottom + 18 * len(models) + 10
     scale = axis_max(table)
     parts = [_svg_open(width, height, title), _text(16, 22, title, size=14, weight="bold")]
-    show_values = len(models) * len(table.columns) <= 24
+    show_values = len(models) * len(table.columns) <= 32
     for tick in range(0, 5):
         tick_value = scale * tick / 4
         y = top + plot_h - plot_h * tick / 4
@@ -94,7 +101,7 @@ def grouped_bars(table: ScoreTable, title: str) -> str:
                          f'fill="{PALETTE[m % len(PALETTE)]}"><title>{escape(model)}, {escape(column)}: '
                          f'{value:.2f}</title></rect>')
             if show_values:
-                parts.append(_text(x + (bar - 2) / 2, y - 3, f"{value:.1f}", anchor="middle", size=8))
+                parts.append(_text(x + (bar - 2) / 2, y - 3, f"{value:.1f}", anchor="middle", size=9))
         cx = x0 + len(models) * bar / 2
         label_y = top + plot_h + 14
         parts.append(_text(cx, label_y, labels[g], anchor="end",

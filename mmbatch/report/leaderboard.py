@@ -28,6 +28,8 @@ class Cell:
     """Lower end of the 95 % interval."""
     ci_high: float | None = None
     """Upper end of the 95 % interval."""
+    n: int | None = None
+    """Units the value is computed over (shown on hover)."""
 
     def text(self, *, count: bool = False) -> str:
         """``67.69``, ``67.69 [65.10, 70.27]`` with an interval, an integer for counts, ``–`` when missing."""
@@ -74,6 +76,8 @@ class Board:
     """Per-ability numbers (what the chart shows), when the metrics have them."""
     detail: ScoreTable | None
     """A finer per-ability table, when the view has one."""
+    headline: tuple[tuple[str, str, str], ...] = ()
+    """(level, group, metric) of each headline column of the summary, in order."""
 
     @property
     def name(self) -> str:
@@ -111,7 +115,7 @@ def _board(benchmark: str, split: str | None, part: pl.DataFrame) -> Board:
                          tuple((m, tuple(c + k)) for m, c, k in zip(models, cells, counts, strict=True)),
                          unit_of(first_metric), counts=len(COUNT_METRICS))
     return Board(benchmark, split, summary, _per_group(part, models, view.ability),
-                 _per_group(part, models, view.detail))
+                 _per_group(part, models, view.detail), tuple((lv, g, m) for lv, g, m, _ in columns))
 
 
 def _headline_columns(part: pl.DataFrame, headline: tuple[Headline, ...]) -> list[tuple[str, str, str, str]]:
@@ -157,7 +161,7 @@ def _cell(part: pl.DataFrame, model: str, level: str, group: str, metric: str) -
     if hit.height == 0:
         return Cell(None)
     row = hit.row(0, named=True)
-    return Cell(row["value"], row["ci_low"], row["ci_high"])
+    return Cell(row["value"], row["ci_low"], row["ci_high"], row["n"])
 
 
 def _count(part: pl.DataFrame, model: str, metric: str) -> float | None:

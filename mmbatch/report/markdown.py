@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from mmbatch.report.baseline import LEGEND, BaselineDeltas
 from mmbatch.report.leaderboard import Board, ScoreTable
+from mmbatch.report.provenance import FIELDS, Provenance
 
 
 def markdown_table(table: ScoreTable) -> str:
@@ -21,16 +23,41 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def render_markdown(boards: list[Board], chart_files: dict[str, str], sources: list[str]) -> str:
-    """The whole report; ``chart_files`` maps a board's slug to its SVG file name (relative to the report)."""
+def provenance_table(origins: list[Provenance]) -> str:
+    """One column per metrics file: what made its numbers."""
+    lines = ["| | " + " | ".join(_cell_text(o.label) for o in origins) + " |", "|---|" + "---|" * len(origins)]
+    lines += [f"| {name} | " + " | ".join(_cell_text(o.values.get(name, "–")) for o in origins) + " |"
+              for name in FIELDS]
+    return "\n".join(lines)
+
+
+def comparison_table(board: Board, deltas: BaselineDeltas) -> str:
+    """Each model's delta on every headline metric against the baseline."""
+    titles = board.summary.columns[:len(board.headline)]
+    lines = [f"| vs {_cell_text(deltas.baseline)} | " + " | ".join(f"Δ {_cell_text(t)}" for t in titles) + " |",
+             "|---|" + "---:|" * len(titles)]
+    lines += [f"| {_cell_text(model)} | " + " | ".join(d.text() if d else "–" for d in row) + " |"
+              for model, row in deltas.deltas.items()]
+    return "\n".join(lines)
+
+
+def render_markdown(boards: list[Board], chart_files: dict[str, str], sources: list[str],
+                    origins: list[Provenance], deltas: dict[str, BaselineDeltas]) -> str:
+    """The whole report; ``chart_files`` maps a board's slug (and ``slug_detail``) to its SVG file name."""
     lines = ["# mmbatch report", "", "Metrics from: " + ", ".join(f"`{s}`" for s in sources), ""]
     lines += ["Values are percentages (accuracy) except MME scores (points); `[low, high]` is the 95 % bootstrap "
               "interval when `mmbatch score --bootstrap` computed one. `unmatched` and `failed` count rows.", ""]
+    lines += ["## Provenance", "", provenance_table(origins), ""]
     for board in boards:
         lines += [f"## {board.name}", "", markdown_table(board.summary), ""]
+        mine = deltas.get(board.slug)
+        if mine is not None:
+            lines += [f"### Paired comparison with {mine.baseline}", "", comparison_table(board, mine), "", LEGEND, ""]
         if board.slug in chart_files:
             lines += [f"![{board.name} chart]({chart_files[board.slug]})", ""]
-        for table in (board.abilities, board.detail):
+        for table, chart in ((board.abilities, None), (board.detail, chart_files.get(f"{board.slug}_detail"))):
             if table is not None:
                 lines += [f"### {table.title}", "", markdown_table(table), ""]
+                if chart is not None:
+                    lines += [f"![{board.name} {table.title}]({chart})", ""]
     return "\n".join(lines)

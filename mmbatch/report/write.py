@@ -6,11 +6,14 @@ self-contained page with the charts inline. Every file is written atomically.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from mmbatch.compare.stage import read_comparison
 from mmbatch.errors import BadInputError
-from mmbatch.report.charts import render_chart
+from mmbatch.report.baseline import board_deltas
+from mmbatch.report.charts import render_chart, render_detail_chart
 from mmbatch.report.html import render_html
 from mmbatch.report.inputs import read_metrics_files
 from mmbatch.report.leaderboard import build_boards
@@ -34,8 +37,12 @@ class ReportFiles:
     """Distinct models compared."""
 
 
-def write_report(metrics_files: list[Path], output: Path) -> ReportFiles:
+def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str, str] | None = None,
+                 comparisons: Sequence[Path] = ()) -> ReportFiles:
     """Read the metrics tables and write the leaderboard at ``output`` (and its charts).
+
+    ``labels`` (metrics file -> display name) names the models; ``comparisons`` are ``mmbatch compare`` outputs
+    whose baseline deltas and significance markers join the boards they cover.
 
     Raises:
         BadInputError: an output that is neither ``.md`` nor ``.html``, or an unreadable metrics table.
@@ -43,13 +50,16 @@ def write_report(metrics_files: list[Path], output: Path) -> ReportFiles:
     suffix = output.suffix.lower()
     if suffix not in REPORT_FORMATS:
         raise BadInputError(f"cannot write a '{suffix or 'no extension'}' report; use .md or .html", path=output)
-    metrics = read_metrics_files(metrics_files)
+    metrics, origins = read_metrics_files(metrics_files, labels)
+    compared = [read_comparison(path) for path in comparisons]
     boards = build_boards(metrics)
     charts = {board.slug: render_chart(board) for board in boards}
+    charts |= {f"{board.slug}_detail": chart for board in boards if (chart := render_detail_chart(board))}
+    deltas = {board.slug: found for board in boards if (found := board_deltas(board, compared)) is not None}
     sources = [str(p) for p in metrics_files]
     written = []
     if suffix == ".html":
-        text = render_html(boards, charts, sources)
+        text = render_html(boards, charts, sources, origins, deltas)
     else:
         files = {slug: f"{output.stem}_{slug}.svg" for slug in charts}
         for slug, svg in charts.items():
@@ -57,7 +67,7 @@ def write_report(metrics_files: list[Path], output: Path) -> ReportFiles:
             with atomic_path(target) as tmp:
                 tmp.write_text(svg + "\n", encoding="utf-8")
             written.append(target)
-        text = render_markdown(boards, files, sources)
+        text = render_markdown(boards, files, sources, origins, deltas)
     with atomic_path(output) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return ReportFiles(output, tuple(written), len(boards), metrics["model"].n_unique())

@@ -1,0 +1,87 @@
+"""Deltas against a baseline model, from ``mmbatch compare`` results, for the report's boards.
+
+``compare`` has already done the statistics on the rows both models answered (paired bootstrap interval, McNemar's
+exact test); the report only looks up, for each model of a board, its comparison with the baseline on each
+headline metric and marks the significant ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from mmbatch.compare.stage import CompareResult
+from mmbatch.compare.tables import significance_marker
+from mmbatch.report.inputs import display_name
+from mmbatch.report.leaderboard import Board
+
+INTERVAL_MARK = "†"
+"""Marks a difference whose paired 95 % interval excludes 0, for metrics without per-unit verdicts."""
+LEGEND = ("Δ = model − baseline on the rows both answered. * p < 0.05, ** p < 0.01, *** p < 0.001: McNemar's "
+          f"exact test on unit verdicts (circular group, MME image, SEED row); {INTERVAL_MARK}: no per-unit verdict "
+          "(e.g. MME score, vanilla accuracy) and the paired 95 % bootstrap interval excludes 0.")
+
+
+@dataclass(frozen=True)
+class Delta:
+    """One model's difference from the baseline on one metric."""
+
+    diff: float
+    """Model minus baseline."""
+    ci_low: float | None
+    """Lower end of the paired 95 % interval."""
+    ci_high: float | None
+    """Upper end."""
+    p_value: float | None
+    """McNemar's exact p-value, when the metric has a verdict per unit."""
+
+    @property
+    def marker(self) -> str:
+        """Significance marker (see :data:`LEGEND`)."""
+        if self.p_value is not None:
+            return significance_marker(self.p_value)
+        if self.ci_low is not None and self.ci_high is not None and (self.ci_low > 0 or self.ci_high < 0):
+            return INTERVAL_MARK
+        return ""
+
+    def text(self, *, interval: bool = True) -> str:
+        """``+1.23 [-0.50, +2.90] **``."""
+        span = (f" [{self.ci_low:+.2f}, {self.ci_high:+.2f}]"
+                if interval and self.ci_low is not None and self.ci_high is not None else "")
+        return f"{self.diff:+.2f}{span} {self.marker}".strip()
+
+
+@dataclass(frozen=True)
+class BaselineDeltas:
+    """A board's deltas: the baseline model and, per other model, one delta (or None) per headline column."""
+
+    baseline: str
+    """The baseline model's display name."""
+    deltas: dict[str, tuple[Delta | None, ...]]
+    """Model -> delta per headline column."""
+
+
+def board_deltas(board: Board, comparisons: list[CompareResult]) -> BaselineDeltas | None:
+    """The deltas of ``board``'s models against the baseline of the first comparison that covers the board."""
+    for result in comparisons:
+        rows = result.comparisons.filter((pl.col("benchmark") == board.benchmark)
+                                         & pl.col("split").eq_missing(board.split))
+        if rows.height == 0:
+            continue
+        rows = rows.with_columns(pl.col("model_a", "model_b").map_elements(display_name, return_dtype=pl.String))
+        baseline = str(rows["model_a"][0])
+        deltas: dict[str, tuple[Delta | None, ...]] = {}
+        for model in rows.filter(pl.col("model_a") == baseline)["model_b"].unique(maintain_order=True).to_list():
+            mine = rows.filter((pl.col("model_a") == baseline) & (pl.col("model_b") == model))
+            deltas[str(model)] = tuple(_delta(mine, level, group, metric) for level, group, metric in board.headline)
+        return BaselineDeltas(baseline, deltas)
+    return None
+
+
+def _delta(rows: pl.DataFrame, level: str, group: str, metric: str) -> Delta | None:
+    hit = rows.filter((pl.col("level") == level) & (pl.col("group") == group) & (pl.col("metric") == metric))
+    if hit.height == 0:
+        return None
+    row = hit.row(0, named=True)
+    return Delta(row["diff"], row["ci_low"], row["ci_high"], row["p_value"])
