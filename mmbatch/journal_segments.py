@@ -78,7 +78,7 @@ def read_segment(path: Path) -> SegmentContents:
 def frame_bytes(rows: pl.DataFrame) -> bytes:
     """``rows`` as one framed commit."""
     buffer = io.BytesIO()
-    rows.write_ipc_stream(buffer, compat_level=pl.CompatLevel.oldest())
+    rows.write_ipc_stream(buffer)
     payload = buffer.getvalue()
     return HEADER.pack(MAGIC, len(payload), zlib.crc32(payload)) + payload
 
