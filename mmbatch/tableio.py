@@ -88,8 +88,7 @@ def _read_parquet(path: Path) -> Table:
         frame = pl.read_parquet(path)
     except Exception as exc:  # pyarrow/polars raise many types for a corrupt file
         raise BadInputError(f"not a readable Parquet file ({exc})", path=path) from exc
-    metadata = json.loads(raw[METADATA_KEY]) if METADATA_KEY in raw else {}
-    return Table(frame, metadata)
+    return Table(frame, _parse_metadata(raw.get(METADATA_KEY), path))
 
 
 def _read_tsv(path: Path) -> pl.DataFrame:
@@ -149,13 +148,40 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _read_sidecar(path: Path) -> dict[str, Any]:
+    """The metadata of a TSV file; refused when the sidecar was written for another version of the file."""
     sidecar = metadata_sidecar(path)
     if not sidecar.is_file():
         return {}
+    metadata = _parse_metadata(sidecar.read_bytes(), sidecar)
+    written_for = metadata.pop(SIDECAR_FILE_KEY, None)
+    if isinstance(written_for, dict) and written_for.get("bytes") != path.stat().st_size:
+        raise BadInputError(
+            f"the metadata sidecar {sidecar.name} was written for a {written_for.get('bytes')}-byte file, but the file "
+            f"has {path.stat().st_size} bytes: it belongs to another version of the file (an interrupted write or a "
+            "partial copy); restore the matching pair, or remove the sidecar to use the file without metadata",
+            path=path)
+    return metadata
+
+
+STAGE_SECTIONS = ("prepare", "infer", "extract", "score", "import", "export", "resume")
+"""Metadata keys that hold a section (a JSON object) wherever they appear at the top level."""
+
+
+def _parse_metadata(raw: bytes | None, where: Path) -> dict[str, Any]:
+    """The mmbatch metadata as a dict, or a clear error for metadata that is not JSON or not shaped as written."""
+    if raw is None:
+        return {}
     try:
-        return dict(json.loads(sidecar.read_text(encoding="utf-8")))
+        metadata = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise BadInputError(f"unreadable metadata sidecar ({exc})", path=sidecar) from exc
+        raise BadInputError(f"unreadable mmbatch metadata ({_first_line(exc)})", path=where) from exc
+    if not isinstance(metadata, dict):
+        raise BadInputError(f"the mmbatch metadata is a JSON {type(metadata).__name__}, not an object", path=where)
+    for key in STAGE_SECTIONS:
+        if key in metadata and metadata[key] is not None and not isinstance(metadata[key], dict):
+            raise BadInputError(f"the mmbatch metadata key {key!r} holds a {type(metadata[key]).__name__}, not an "
+                                "object (the file was edited or written by another tool)", path=where)
+    return metadata
 
 
 def metadata_sidecar(path: str | Path) -> Path:
@@ -170,8 +196,11 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     if file_format(path) == ".parquet":
         import pyarrow.parquet as pq
 
-        raw = pq.read_schema(path).metadata or {}
-        return json.loads(raw[METADATA_KEY]) if METADATA_KEY in raw else {}
+        try:
+            raw = pq.read_schema(path).metadata or {}
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise BadInputError(f"not a readable Parquet file ({_first_line(exc)})", path=path) from exc
+        return _parse_metadata(raw.get(METADATA_KEY), path)
     return _read_sidecar(path)
 
 
@@ -198,11 +227,36 @@ def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] 
         with atomic_path(path) as tmp:
             _write_parquet(frame, tmp, metadata)
     else:
-        with atomic_path(metadata_sidecar(path)) as tmp:
-            tmp.write_text(json.dumps(metadata, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-        with atomic_path(path) as tmp:
-            tsv_text_frame(frame).write_csv(tmp, separator="\t", quote_style="necessary", null_value="")
+        _write_tsv_pair(frame, path, metadata)
     return path
+
+
+SIDECAR_FILE_KEY = "written_for"
+"""Sidecar key recording the byte size of the TSV it was written with, so a mismatched pair is detected."""
+
+
+def _write_tsv_pair(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> None:
+    """Write a TSV and its sidecar so that no interruption leaves a file beside a sidecar that is not its own.
+
+    Both are written in full under temporary names first (a full disk fails here, changing nothing). Then the old
+    sidecar is removed, the TSV renamed into place, and the new sidecar last: a kill in between leaves a TSV without
+    metadata, which no stage resumes from, never the old rows under new metadata. The sidecar also records the TSV's
+    size, checked on every read.
+    """
+    sidecar = metadata_sidecar(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table_tmp, sidecar_tmp = _create_beside(path), _create_beside(sidecar)
+    try:
+        tsv_text_frame(frame).write_csv(table_tmp, separator="\t", quote_style="necessary", null_value="")
+        recorded = {**metadata, SIDECAR_FILE_KEY: {"bytes": table_tmp.stat().st_size, "rows": frame.height}}
+        sidecar_tmp.write_text(json.dumps(recorded, indent=2, ensure_ascii=False, default=str) + "\n",
+                               encoding="utf-8")
+        sidecar.unlink(missing_ok=True)
+        os.replace(table_tmp, path)
+        os.replace(sidecar_tmp, sidecar)
+    finally:
+        table_tmp.unlink(missing_ok=True)
+        sidecar_tmp.unlink(missing_ok=True)
 
 
 PAYLOAD_COLUMNS = ("image",)

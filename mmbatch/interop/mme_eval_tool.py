@@ -15,6 +15,7 @@ import polars as pl
 
 from mmbatch.benchmarks.mme.subtasks import SUBTASKS, part_of
 from mmbatch.errors import BadInputError
+from mmbatch.interop.atomic_folder import atomic_folder
 from mmbatch.interop.rows import (
     PROMPT_FROM_QUESTION,
     ExportResult,
@@ -23,7 +24,6 @@ from mmbatch.interop.rows import (
     default_model,
     finish_rows,
 )
-from mmbatch.tableio import atomic_path
 
 SUBTASK_PART: dict[str, str] = {task: str(part_of(task)) for task in SUBTASKS}
 """Subtask -> ``perception`` or ``cognition`` (the ``l2-category`` of MME rows), in the official tool's order."""
@@ -152,18 +152,16 @@ def export_rows(frame: pl.DataFrame, output: Path) -> ExportResult:
                             column="category")
     broken = lines["prediction"].str.contains(r"[\t\r\n]")
     lines = lines.with_columns(pl.col("prediction").str.replace_all(r"\r\n|[\t\r\n]", " "))
-    output.mkdir(parents=True, exist_ok=True)
     written = []
-    for subtask in SUBTASK_PART:
-        part = lines.filter(pl.col("category") == subtask)
-        if part.height == 0:
-            continue
-        text = "".join("\t".join(row) + "\n" for row in
-                       part.select("image", "question", "answer", "prediction").iter_rows())
-        target = output / f"{subtask}.txt"
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(text.encode("utf-8"))
-        written.append(target)
+    with atomic_folder(output, replaceable=tuple(f"{subtask}.txt" for subtask in SUBTASK_PART)) as staging:
+        for subtask in SUBTASK_PART:
+            part = lines.filter(pl.col("category") == subtask)
+            if part.height == 0:
+                continue
+            text = "".join("\t".join(row) + "\n" for row in
+                           part.select("image", "question", "answer", "prediction").iter_rows())
+            (staging / f"{subtask}.txt").write_bytes(text.encode("utf-8"))
+            written.append(output / f"{subtask}.txt")
     notes: tuple[str, ...] = ()
     if broken.any():
         notes = (f"{int(broken.sum())} prediction(s) held line breaks or tabs, replaced by spaces "
