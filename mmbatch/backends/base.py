@@ -104,6 +104,14 @@ class Backend(Protocol):
         """Score each request's options as continuations of its prompt, yielding finished results."""
         ...
 
+    def likelihood_refusal(self) -> str | None:
+        """None when :meth:`loglikelihood` can score rows, else why not and what to do instead.
+
+        The stage asks before running a file with likelihood rows, so a backend that cannot score them is refused
+        at start (exit status 2) instead of failing every row.
+        """
+        ...
+
     def close(self) -> None:
         """Release the model (GPU memory, HTTP sessions)."""
         ...

@@ -19,6 +19,9 @@ BACKENDS: tuple[BackendDeclaration, ...] = (
     BackendDeclaration("diffusers", "text-to-image pipeline, generate-image rows only",
                        "mmbatch.backends.diffusers_images", "mmbatch.backends.diffusers_images:DiffusersOptions",
                        ("revision", "dtype"), image_generator=True),
+    BackendDeclaration("vllm", "vLLM's offline engine, an optional install", "mmbatch.backends.vllm_engine",
+                       "mmbatch.backends.vllm_engine:VllmOptions",
+                       ("revision", "dtype", "max_model_len", "kv_cache_dtype")),
 )
 """The registered backends, in the order help texts list them."""
 

@@ -119,6 +119,7 @@ def run_infer(options: InferOptions) -> InferSummary:
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
         try:
+            _refuse_unscorable_rows(backend, todo)
             tokens = _run_rows(backend, options, table, todo, journal, media_root)
         finally:
             backend.close()
@@ -136,6 +137,19 @@ def run_infer(options: InferOptions) -> InferSummary:
         failed=failed.height, output_tokens=tokens, wall_s=time.monotonic() - started,
         failed_examples=tuple(f"{i}: {e}" for i, e in failed.select("index", "error").head(MAX_FAILED_SHOWN).rows()),
     )
+
+
+def _refuse_unscorable_rows(backend: Backend, todo: pl.DataFrame) -> None:
+    """Refuse the run before any row when it has likelihood rows the backend cannot score (exit status 2).
+
+    Failing every such row instead would cost a full pass over the file and leave a predictions file that scores 0.
+    """
+    likelihood_rows = todo.filter(pl.col("mode") == "likelihood").height
+    if not likelihood_rows:
+        return
+    refusal = backend.likelihood_refusal()
+    if refusal is not None:
+        raise BadInputError(f"{likelihood_rows} likelihood rows to run with --backend {backend.name}, but {refusal}")
 
 
 def _done_indices(journal: RowJournal, shard_indices: pl.Series) -> set[int]:

@@ -196,7 +196,38 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
     return directory
 
 
-BUILDERS = {"llava": build_tiny_llava, "idefics3": build_tiny_idefics3}
+VLLM_LLAVA = LlavaShape(vision_hidden=32, vision_heads=1, text_hidden=64, text_heads=2, text_kv_heads=1)
+"""The tiny LLaVA with attention heads of 32 dimensions: vLLM's CPU attention supports head sizes 32-256 only."""
+
+
+def build_vllm_llava(directory: Path, *, seed: int = 0) -> Path:
+    """Save a tiny random-weight LLaVA that both vLLM and ``transformers`` load (:data:`VLLM_LLAVA`).
+
+    ``transformers`` 5 saves the CLIP vision tower's weights as ``vision_tower.embeddings...``; published LLaVA
+    checkpoints (and vLLM's loader) name them ``vision_tower.vision_model.embeddings...``. The saved file is
+    rewritten with the published names, which ``transformers`` also loads, so the checkpoint looks like a real one.
+
+    Args:
+        directory: Where to save it (created).
+        seed: Seed of the random weights.
+
+    Returns:
+        ``directory``.
+    """
+    from safetensors.torch import load_file, save_file
+
+    model, processor = build_llava(VLLM_LLAVA, seed=seed)
+    _save(model, processor, directory)
+    weights_file = directory / "model.safetensors"
+    tensors = load_file(weights_file)
+    renamed = {("vision_tower.vision_model." + name.removeprefix("vision_tower.")
+                if name.startswith("vision_tower.") and not name.startswith("vision_tower.vision_model.") else name):
+               tensor for name, tensor in tensors.items()}
+    save_file(renamed, weights_file, metadata={"format": "pt"})
+    return directory
+
+
+BUILDERS = {"llava": build_tiny_llava, "idefics3": build_tiny_idefics3, "vllm-llava": build_vllm_llava}
 """Architecture name -> builder."""
 
 
@@ -207,7 +238,7 @@ def build_cached(architecture: str, directory: Path) -> Path:
     at once, never leave a half-saved model behind.
 
     Args:
-        architecture: ``llava`` or ``idefics3``.
+        architecture: A key of :data:`BUILDERS`.
         directory: The model directory to create.
 
     Returns:
