@@ -19,7 +19,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from mmbatch.errors import BadInputError
@@ -83,6 +83,9 @@ class ChatReply:
     """Output tokens, as the server reports them (0 when it does not)."""
     attempts: int = 1
     """HTTP attempts it took (1 = no retry)."""
+    prompt_logprobs: tuple[tuple[int, float | None], ...] | None = None
+    """When the request asked for ``prompt_logprobs`` (vLLM, SGLang): each prompt token's id and log-probability
+    (None for the first token, which nothing predicts); None when the reply has none."""
 
 
 class ChatCallError(Exception):
@@ -155,7 +158,7 @@ class ChatClient:
             async with self._semaphore:
                 outcome = await self._attempt(body)
             if isinstance(outcome, ChatReply):
-                return ChatReply(outcome.text, outcome.prompt_tokens, outcome.completion_tokens, attempt)
+                return replace(outcome, attempts=attempt)
             if not outcome.retryable or attempt > self.settings.max_retries:
                 tries = f" after {attempt} attempts" if attempt > 1 else ""
                 raise ChatCallError(f"{outcome.message}{tries}")
@@ -228,7 +231,13 @@ class ChatClient:
             snippet = self.scrub(repr(content[:80].decode("utf-8", "replace")))
             return _Failure(f"not a chat completion from {self.where}: {snippet}", True)
         usage = data.get("usage")
-        return ChatReply(text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens"))
+        try:
+            prompt_logprobs = parse_prompt_logprobs(data.get("prompt_logprobs"))
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            snippet = self.scrub(repr(content[:80].decode("utf-8", "replace")))
+            return _Failure(f"unreadable prompt_logprobs from {self.where}: {snippet}", True)
+        return ChatReply(text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens"),
+                         prompt_logprobs=prompt_logprobs)
 
     async def probe(self, model: str) -> None:
         """Check at start-up that the server answers, accepts the key and serves ``model``.
@@ -283,6 +292,29 @@ def _token_count(usage: Any, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
         return 0
     return max(0, int(value))
+
+
+def parse_prompt_logprobs(value: Any) -> tuple[tuple[int, float | None], ...] | None:
+    """vLLM's ``prompt_logprobs`` (``[null, {"TOKEN_ID": {"logprob": -1.2, ...}}, ...]``) as (token id, log-prob).
+
+    The request asks for 0 alternatives, so each position holds exactly its own token; a position with several
+    entries cannot say which one is the prompt's, so it is refused rather than guessed.
+
+    Raises:
+        ValueError: A position holds no entry or several.
+    """
+    if value is None:
+        return None
+    parsed: list[tuple[int, float | None]] = []
+    for position in value:
+        if position is None:
+            parsed.append((-1, None))
+            continue
+        if len(position) != 1:
+            raise ValueError(f"{len(position)} entries at one prompt position")
+        ((token, entry),) = position.items()
+        parsed.append((int(token), float(entry["logprob"])))
+    return tuple(parsed)
 
 
 def _error_message(content: bytes) -> str:

@@ -13,7 +13,7 @@ from support.openai_server import OpenAIServer, ServerScript, status
 from support.prepared_files import prepared_frame, write_prepared
 
 from mmbatch.backends.base import Request
-from mmbatch.backends.openai_chat import LIKELIHOOD_UNSUPPORTED, OpenAIOptions, create_backend
+from mmbatch.backends.openai_chat import OpenAIOptions, create_backend
 from mmbatch.errors import BadInputError
 from mmbatch.tableio import read_table
 
@@ -71,13 +71,16 @@ def test_a_row_that_keeps_failing_gets_its_error() -> None:
     assert by_index[2].prediction == "ok"
 
 
-def test_likelihood_rows_are_refused_clearly() -> None:
-    with OpenAIServer() as server:
+def test_a_server_without_prompt_logprobs_cannot_score_likelihood_rows() -> None:
+    with OpenAIServer() as server:  # answers chat requests, but never with prompt_logprobs (like the OpenAI API)
         backend = create_backend(_options(server))
+        refusal = backend.likelihood_refusal()
         results = [r for batch in backend.loglikelihood([Request(1, "q", options=["a", "b"])]) for r in batch]
         backend.close()
-        assert server.chat_requests == []
-    assert results[0].error == LIKELIHOOD_UNSUPPORTED and "--backend hf" in results[0].error
+        probes = [r.body for r in server.chat_requests]
+    assert refusal is not None and "no prompt_logprobs" in refusal and "--backend hf" in refusal
+    assert len(probes) == 1 and probes[0]["prompt_logprobs"] == 0 and probes[0]["continue_final_message"] is True
+    assert results[0].error == refusal  # called directly (not through the stage), each row says why
 
 
 def test_start_up_errors() -> None:

@@ -110,6 +110,11 @@ class DiffusersBackend:
         """Text rows fail: a text-to-image pipeline has no text answers."""
         yield [Result(request.index, error=NO_TEXT) for request in requests]
 
+    def likelihood_refusal(self) -> str | None:
+        """A text-to-image pipeline scores no text: a file with likelihood rows is refused at start."""
+        return ("a text-to-image pipeline scores no text; run the likelihood rows with --backend hf or --backend "
+                "vllm, and give this backend a prepared file of generate-image rows")
+
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
         """Likelihood rows fail: a text-to-image pipeline scores no text."""
         yield [Result(request.index, error=NO_TEXT) for request in requests]

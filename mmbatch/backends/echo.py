@@ -97,6 +97,10 @@ class EchoBackend:
             yield [Result(request.index, prediction=text, output_tokens=len(text.split()),
                           latency_ms=_elapsed_ms(start))]
 
+    def likelihood_refusal(self) -> str | None:
+        """None: every echo mode has a likelihood rule."""
+        return None
+
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
         """Scores that favour the chosen option (see the module docstring)."""
         for request in requests:

@@ -4,7 +4,8 @@ Images (and sampled video frames) go first in the user message as base64 PNG dat
 way the prompt templates assume. ``--concurrency`` requests are in flight; each finished response is yielded at once
 (a list of one result), so a killed run loses only the requests in flight. A request that still fails after its
 retries gives its row an ``error``. ``generate-image`` rows go to the images API (:mod:`.openai_images`). Likelihood
-rows cannot be served: chat APIs do not score given continuations.
+rows are scored through servers that return prompt log-probs (vLLM); with any other server a run with likelihood
+rows is refused at start (see :mod:`.openai_likelihood`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from PIL import Image
 
 from mmbatch.backends.base import MIN_CHUNK_ROWS, ROUNDS_PER_CHUNK, BackendOptions, Request, Result, parse_image_size
 from mmbatch.backends.openai_images import decode_picture, image_sender
+from mmbatch.backends.openai_likelihood import LIKELIHOOD_SETTINGS, probe_prompt_logprobs, score_options
 from mmbatch.errors import BadInputError
 from mmbatch.openai_client import (
     INFER_KEY_VARIABLES,
@@ -28,11 +30,6 @@ from mmbatch.openai_client import (
     ClientSettings,
     EventLoopRunner,
     api_key_from_environment,
-)
-
-LIKELIHOOD_UNSUPPORTED = (
-    "likelihood rows need the log-probability of each option's text as a continuation of the prompt, which chat "
-    "APIs do not return; run them with --backend hf, or prepare the benchmark with --mode generate"
 )
 
 
@@ -92,6 +89,8 @@ class OpenAIChatBackend:
         )
         self._runner = EventLoopRunner()
         self._client = ChatClient(settings)
+        self._likelihood_refusal: str | None = None
+        self._likelihood_probed = False
         if self._client.needs_key:
             self._runner.close()
             raise BadInputError("the official OpenAI API needs a key: set OPENAI_API_KEY, or point --base-url at "
@@ -105,7 +104,7 @@ class OpenAIChatBackend:
     def settings(self) -> dict[str, Any]:
         """What changes the answers: the model on its server and the sampling temperature."""
         return {"backend": self.name, "model": self.options.model, "base_url": self.options.base_url,
-                "temperature": self.options.temperature}
+                "temperature": self.options.temperature, "likelihood": LIKELIHOOD_SETTINGS}
 
     def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
         """Send every request, ``concurrency`` at a time; yield each result as soon as it arrives."""
@@ -141,9 +140,27 @@ class OpenAIChatBackend:
         for result in self._runner.as_completed(requests, draw, window=2 * self.options.concurrency):
             yield [result]
 
+    def likelihood_refusal(self) -> str | None:
+        """None when the server returns prompt log-probs (probed once, with one short request), else why not."""
+        if not self._likelihood_probed:
+            self._likelihood_refusal = self._runner.run(probe_prompt_logprobs(self._client, self.options.model))
+            self._likelihood_probed = True
+        return self._likelihood_refusal
+
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
-        """Chat APIs cannot rank given continuations: every row gets a clear error (exit status 3)."""
-        yield [Result(request.index, error=LIKELIHOOD_UNSUPPORTED) for request in requests]
+        """Score each row's options from the server's prompt log-probs; yield each row as soon as it is scored."""
+        refusal = self.likelihood_refusal()
+        if refusal is not None:  # the stage refuses such runs at start; a direct caller gets per-row errors
+            yield [Result(request.index, error=refusal) for request in requests]
+            return
+
+        async def score(request: Request) -> Result:
+            return await score_options(self._client, self.options.model, request, chat_messages(request))
+
+        # Each row has 1 + options requests in flight; the client's semaphore still caps them at --concurrency.
+        window = max(1, self.options.concurrency // 2)
+        for result in self._runner.as_completed(requests, score, window=window):
+            yield [result]
 
     def close(self) -> None:
         """Close the HTTP connections and the event loop."""

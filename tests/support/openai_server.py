@@ -26,6 +26,8 @@ from typing import Any
 
 Reply = str | Callable[[str, dict[str, Any]], str]
 """A fixed reply text, or a function of (prompt text, request body) giving the reply text."""
+Extra = Callable[[dict[str, Any]], dict[str, Any]]
+"""A function of the request body giving more top-level fields of the completion (e.g. ``prompt_logprobs``)."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,8 @@ class ServerScript:
     """Status of ``/v1/models`` (e.g. 401 to play a server that refuses the key)."""
     fail_always: Fault | None = None
     """A fault used for every chat request (a server that is down for good)."""
+    extra: Extra | None = None
+    """Adds fields to every chat completion (see :mod:`support.logprob_model`, which adds vLLM's prompt log-probs)."""
 
 
 class OpenAIServer:
@@ -209,7 +213,14 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(state.script.delay_s)
         reply = state.script.reply
         text = reply(message_text(body), body) if callable(reply) else reply
-        self._send_json(200, _completion(body, text))
+        completion = _completion(body, text)
+        if state.script.extra is not None:
+            try:
+                completion.update(state.script.extra(body))
+            except ValueError as exc:  # a request the scripted model cannot serve, as a real server answers it
+                self._send_json(400, {"error": {"message": str(exc)}})
+                return
+        self._send_json(200, completion)
 
     def _play(self, fault: Fault) -> bool:
         """Act out ``fault``; True when the request has been answered (or abandoned)."""

@@ -91,6 +91,10 @@ class HFBackend:
         yield from self.likelihood_runner.run(
             requests, lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass))
 
+    def likelihood_refusal(self) -> str | None:
+        """None: an in-process model scores any option text."""
+        return None
+
     def close(self) -> None:
         """Drop the model and return its GPU memory."""
         self.loaded = None
