@@ -5,7 +5,8 @@ chat requests the way a vLLM server does: the conversation is rendered with the 
 (``add_generation_prompt`` / ``continue_final_message`` as the request says), images come from the base64 data URLs,
 and when the request asks for ``prompt_logprobs`` the reply carries, for every prompt token, its id and its
 log-probability given the tokens before it (``[null, {"ID": {"logprob": ..., "rank": ..., "decoded_token": ...}}]``).
-Only ``prompt_logprobs: 0`` is served (each position holds its own token), which is what mmbatch sends.
+Only ``prompt_logprobs: 0`` with ``max_tokens: 1`` is served (each position holds its own token), which is what
+mmbatch sends.
 
 Plug it into :class:`support.openai_server.OpenAIServer` with :meth:`ModelReplies.script`. Model calls are
 serialised by a lock: the server answers on several threads, the model runs one request at a time.
@@ -46,6 +47,8 @@ class ModelReplies:
         self.processor = AutoProcessor.from_pretrained(model_dir)
         self.model = AutoModelForImageTextToText.from_pretrained(model_dir, dtype=torch.float32).eval()
         self._lock = threading.Lock()
+        self._passes: dict[int, tuple[list[int], Any]] = {}
+        """Forward passes made by :meth:`reply` for :meth:`extra`, by request body."""
 
     def script(self) -> ServerScript:
         """A server script answering with this model."""
@@ -75,10 +78,20 @@ class ModelReplies:
         return self.processor(text=[text], return_tensors="pt")
 
     def reply(self, prompt: str, body: dict[str, Any]) -> str:
-        """The greedy answer, ``max_tokens`` long at most."""
+        """The greedy answer, ``max_tokens`` long at most.
+
+        A request for prompt log-probs with ``max_tokens: 1`` (what mmbatch sends) is answered from one forward
+        pass, whose log-probs :meth:`extra` then reads, as a server computes both in the same pass.
+        """
         import torch
 
         inputs = self._inputs(body)
+        if body.get("prompt_logprobs") is not None and int(body.get("max_tokens") or 16) == 1:
+            with self._lock, torch.inference_mode():
+                logprobs = torch.log_softmax(self.model(**inputs).logits[0].float(), dim=-1)
+            with self._lock:
+                self._passes[id(body)] = (inputs["input_ids"][0].tolist(), logprobs)
+            return str(self.processor.tokenizer.decode([int(logprobs[-1].argmax())], skip_special_tokens=True))
         with self._lock, torch.inference_mode():
             output = self.model.generate(**inputs, max_new_tokens=int(body.get("max_tokens") or 16), do_sample=False)
         new_tokens = output[0, inputs["input_ids"].shape[1]:]
@@ -90,13 +103,11 @@ class ModelReplies:
             return {}
         if body["prompt_logprobs"] != 0:
             raise ValueError("this test server returns prompt_logprobs: 0 only")
-        import torch
-
-        inputs = self._inputs(body)
-        with self._lock, torch.inference_mode():
-            logits = self.model(**inputs).logits[0].float()
-        logprobs = torch.log_softmax(logits, dim=-1)
-        ids = inputs["input_ids"][0].tolist()
+        with self._lock:
+            made = self._passes.pop(id(body), None)
+        if made is None:
+            raise ValueError("this test server returns prompt_logprobs with max_tokens: 1 only")
+        ids, logprobs = made
         positions: list[dict[str, Any] | None] = [None]
         for position in range(1, len(ids)):
             row = logprobs[position - 1]

@@ -203,10 +203,6 @@ VLLM_LLAVA = LlavaShape(vision_hidden=32, vision_heads=1, text_hidden=64, text_h
 def build_vllm_llava(directory: Path, *, seed: int = 0) -> Path:
     """Save a tiny random-weight LLaVA that both vLLM and ``transformers`` load (:data:`VLLM_LLAVA`).
 
-    ``transformers`` 5 saves the CLIP vision tower's weights as ``vision_tower.embeddings...``; published LLaVA
-    checkpoints (and vLLM's loader) name them ``vision_tower.vision_model.embeddings...``. The saved file is
-    rewritten with the published names, which ``transformers`` also loads, so the checkpoint looks like a real one.
-
     Args:
         directory: Where to save it (created).
         seed: Seed of the random weights.
@@ -214,9 +210,20 @@ def build_vllm_llava(directory: Path, *, seed: int = 0) -> Path:
     Returns:
         ``directory``.
     """
+    model, processor = build_llava(VLLM_LLAVA, seed=seed)
+    save_with_published_names(model, processor, directory)
+    return directory
+
+
+def save_with_published_names(model, processor, directory: Path) -> None:
+    """Save a LLaVA with the weight names of published checkpoints, which vLLM's loader expects.
+
+    ``transformers`` 5 saves the CLIP vision tower's weights as ``vision_tower.embeddings...``; published LLaVA
+    checkpoints name them ``vision_tower.vision_model.embeddings...``. The saved file is rewritten with the published
+    names, which ``transformers`` loads too, so the checkpoint looks like a real one to both.
+    """
     from safetensors.torch import load_file, save_file
 
-    model, processor = build_llava(VLLM_LLAVA, seed=seed)
     _save(model, processor, directory)
     weights_file = directory / "model.safetensors"
     tensors = load_file(weights_file)
@@ -224,7 +231,6 @@ def build_vllm_llava(directory: Path, *, seed: int = 0) -> Path:
                 if name.startswith("vision_tower.") and not name.startswith("vision_tower.vision_model.") else name):
                tensor for name, tensor in tensors.items()}
     save_file(renamed, weights_file, metadata={"format": "pt"})
-    return directory
 
 
 BUILDERS = {"llava": build_tiny_llava, "idefics3": build_tiny_idefics3, "vllm-llava": build_vllm_llava}
