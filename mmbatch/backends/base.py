@@ -56,6 +56,8 @@ class Request:
     """Likelihood mode: the continuation texts to score (option texts, or ``A.``.. for letter scoring)."""
     answer: str | None = None
     """The row's ground truth when known. Real models never read it; the ``echo`` backend's dry-run modes do."""
+    group: int | None = None
+    """The row's ``g_index``: rows of one group with the same images may share the prefill of their common prefix."""
     answer_position: int | None = None
     """Likelihood mode: position of the right answer in ``options`` when known (``echo`` only, like ``answer``)."""
     option_images: list[Path] = field(default_factory=list)

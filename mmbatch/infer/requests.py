@@ -110,7 +110,7 @@ class RequestBuilder:
         present = [letter for letter in self.letters if not is_missing(row.get(letter))]
         answer = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
         request = Request(index=int(row["index"]), prompt=str(row["prompt"]), images=images, is_video=is_video,
-                          answer=answer)
+                          answer=answer, group=None if is_missing(row.get("g_index")) else int(row["g_index"]))
         if row.get("mode") == "likelihood":
             if self.likelihood_target == "letter":
                 request.options = [f"{letter}." for letter in present]

@@ -35,16 +35,18 @@ class Chunk:
 
 
 def plan_chunks(todo: pl.DataFrame, size: int) -> list[tuple[str, pl.DataFrame]]:
-    """(mode, rows) chunks: generate, likelihood, then generate-image rows, each sorted by prompt length, group, index.
+    """(mode, rows) chunks: generate, likelihood, then generate-image rows, each sorted by the longest prompt of
+    the row's group, then group, then index.
 
-    Circular copies share a group and have prompts of the same length, so they end up side by side and reuse one
-    decoded image (:class:`~mmbatch.infer.requests.RequestBuilder` keeps the last few).
+    The rows of a group (circular copies, MME's two questions per image) end up side by side, so they reuse one
+    decoded image (:class:`~mmbatch.infer.requests.RequestBuilder` keeps the last few) and the ``hf`` backend can
+    prefill their common prefix once; groups of similar length still share batches.
     """
-    ordered = (todo.with_columns(pl.col("prompt").str.len_chars().alias("_prompt_len"))
-               .sort("_prompt_len", "g_index", "index"))
+    ordered = (todo.with_columns(pl.col("prompt").str.len_chars().max().over("mode", "g_index").alias("_group_len"))
+               .sort("_group_len", "g_index", "index"))
     plan = []
     for mode in MODES:
-        rows = ordered.filter(pl.col("mode") == mode).drop("_prompt_len")
+        rows = ordered.filter(pl.col("mode") == mode).drop("_group_len")
         plan += [(mode, rows.slice(start, size)) for start in range(0, rows.height, size)]
     return plan
 

@@ -9,7 +9,8 @@ from typing import Any
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import JOIN_RULE
-from mmbatch.backends.hf.generation import SAMPLING_SEED, generate_batch
+from mmbatch.backends.hf.generation import SAMPLING_SEED
+from mmbatch.backends.hf.group_prefix import SHARING_RULE, SharingCounts, generate_shared
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import VIDEO_AS
@@ -41,6 +42,8 @@ class HFBackend:
         # Several rows per prompt pass keep a GPU busy; on a CPU the work is the same and padding only adds to it
         # (measured 0.91-1.01x), so there each row gets its own prompt pass.
         self.rows_per_prompt_pass = options.batch_size if loaded.device.type == "cuda" else 1
+        self.sharing = SharingCounts()
+        """Generated rows that shared their group's prefix, and why the others did not (logged at close)."""
         """Likelihood rows sharing one left-padded prompt pass."""
 
     def _model(self) -> LoadedModel:
@@ -68,6 +71,7 @@ class HFBackend:
                 "num_beams": 1,
                 "seed": SAMPLING_SEED if sampling else None,
                 "padding": "left",
+                "prefix_sharing": SHARING_RULE,
             },
             "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass},
             "video": VIDEO_AS,
@@ -80,8 +84,8 @@ class HFBackend:
         loaded = self._model()
 
         def run(batch: list[Request]) -> list[Result]:
-            return generate_batch(loaded, batch, max_new_tokens=max_new_tokens,
-                                  temperature=self.options.temperature)
+            return generate_shared(loaded, batch, self.sharing, max_new_tokens=max_new_tokens,
+                                   temperature=self.options.temperature)
 
         yield from self.generation_runner.run(requests, run)
 
@@ -96,7 +100,11 @@ class HFBackend:
         return None
 
     def close(self) -> None:
-        """Drop the model and return its GPU memory."""
+        """Log how many rows shared a group prefix, drop the model and return its GPU memory."""
+        if self.sharing.shared_rows or self.sharing.unshared:
+            from mmbatch.console import error_console
+
+            error_console.print(self.sharing.line(), soft_wrap=True, markup=False, highlight=False)
         self.loaded = None
         gc.collect()
         free_accelerator_memory()

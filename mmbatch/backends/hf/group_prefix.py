@@ -1,0 +1,228 @@
+"""Rows of one group (MMBench's circular copies, MME's two questions per image) prefill their common prefix once.
+
+The copies of a question share the image and everything before the options: 85-95 % of their tokens with 576 image
+tokens. For greedy generation, each group's prefix (the longest run of tokens all its rows start with) goes through
+the model once, in one left-padded pass for all groups of the batch; the key/value cache is then given to every row
+of the group (``batch_select_indices`` with the group's position repeated) and one ``generate`` call continues all
+rows at once from there. Each row's input is ``[its group's prefix, left-padded][its own suffix, left-padded]``;
+padding is masked and positions come from the mask, so every row sees exactly its own unpadded sequence.
+
+Each row is tokenised in full, so the shared tokens are exactly the row's own tokens: no tokenizer merge can
+straddle the branch point. A group falls back to the ordinary batched path (counted in :class:`SharingCounts`) when
+sharing cannot be exact or cannot pay: a single row, sampling (``temperature`` > 0: samples would be drawn in
+another order), a model with multimodal rotary positions (M-RoPE: positions depend on the whole sequence), image
+tokens after the branch point, or an unknown image token.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mmbatch.backends.base import Request, Result
+from mmbatch.backends.hf.generation import answer_tokens, eos_ids, generate_batch, generation_config
+from mmbatch.backends.hf.likelihood import keep_last_logits
+from mmbatch.backends.hf.loading import LoadedModel
+from mmbatch.backends.hf.messages import chat_text, encode
+
+SHARING_RULE = "rows of one group (same g_index, same images) prefill their common token prefix once (greedy only)"
+"""How generation shares prefixes (recorded in the settings)."""
+
+
+@dataclass
+class SharingCounts:
+    """How many generated rows shared their group's prefix, and why the others did not."""
+
+    shared_rows: int = 0
+    """Rows continued from their group's shared prefix."""
+    groups: int = 0
+    """Groups whose prefix was prefilled once."""
+    unshared: dict[str, int] = field(default_factory=dict)
+    """Rows that ran the ordinary way, by reason."""
+
+    def count_unshared(self, reason: str, rows: int) -> None:
+        """Add ``rows`` rows that ran unshared because of ``reason``."""
+        self.unshared[reason] = self.unshared.get(reason, 0) + rows
+
+    def line(self) -> str:
+        """One line for the log: shared rows and groups, then unshared rows by reason."""
+        unshared = sum(self.unshared.values())
+        reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.unshared.items()))
+        return (f"hf: {self.shared_rows} generated rows shared the prefix of their group ({self.groups} groups); "
+                f"{unshared} ran unshared" + (f" ({reasons})" if reasons else ""))
+
+
+@dataclass(frozen=True)
+class PlannedGroup:
+    """A group whose rows continue one prefix."""
+
+    rows: list[Request]
+    """The group's rows, in batch order."""
+    tokens: list[list[int]]
+    """Each row's full prompt tokens (as the processor writes them)."""
+    prefix: int
+    """How many leading tokens every row shares (at least one token of each row is left after it)."""
+
+
+def same_group(first: Request, second: Request) -> bool:
+    """Whether two rows can share a prefill: the same group and the same images, pixel for pixel."""
+    if first.group is None or first.group != second.group or len(first.images) != len(second.images):
+        return False
+    return all(a is b or (a.size == b.size and a.mode == b.mode and a.tobytes() == b.tobytes())
+               for a, b in zip(first.images, second.images, strict=True))
+
+
+def split_groups(batch: Sequence[Request]) -> list[list[Request]]:
+    """Consecutive rows of the same group (the stage orders rows so that a group's rows are adjacent)."""
+    groups: list[list[Request]] = []
+    for request in batch:
+        if groups and same_group(groups[-1][0], request):
+            groups[-1].append(request)
+        else:
+            groups.append([request])
+    return groups
+
+
+def image_token_ids(loaded: LoadedModel) -> set[int] | None:
+    """The ids of the tokens that stand for image (or video) features; None when the model does not say."""
+    config = loaded.model.config
+    ids = {getattr(config, name, None) for name in ("image_token_id", "image_token_index", "video_token_id")}
+    known = {int(token) for token in ids if isinstance(token, int)}
+    return known or None
+
+
+def has_multimodal_positions(model: Any) -> bool:
+    """Whether the model computes rotary positions from the whole multimodal sequence (Qwen2-VL's M-RoPE)."""
+    return any(hasattr(part, "get_rope_index") for part in (model, getattr(model, "model", None)) if part is not None)
+
+
+def common_prefix(tokens: list[list[int]]) -> int:
+    """Length of the longest prefix all token lists share, leaving at least one token of each."""
+    limit = min(len(row) for row in tokens) - 1
+    length = 0
+    while length < limit and all(row[length] == tokens[0][length] for row in tokens):
+        length += 1
+    return length
+
+
+def generate_shared(loaded: LoadedModel, batch: list[Request], counts: SharingCounts, *, max_new_tokens: int,
+                    temperature: float) -> list[Result]:
+    """Generate the answers of ``batch``, prefilling each group's common prefix once.
+
+    Rows that cannot share run through :func:`~mmbatch.backends.hf.generation.generate_batch` together.
+
+    Raises:
+        Exception: Whatever the model or processor raises for the batch; the batch runner retries smaller batches.
+    """
+    planned, alone = plan_groups(loaded, batch, counts, temperature=temperature)
+    results: dict[int, Result] = {}
+    if alone:
+        results.update((result.index, result) for result in generate_batch(
+            loaded, alone, max_new_tokens=max_new_tokens, temperature=temperature))
+    if planned:
+        shared_started = time.perf_counter()
+        texts = continue_groups(loaded, planned, max_new_tokens=max_new_tokens)
+        share_ms = (time.perf_counter() - shared_started) * 1000 / sum(len(group.rows) for group in planned)
+        for group in planned:
+            for request in group.rows:
+                text, count = texts[request.index]
+                results[request.index] = Result(index=request.index, prediction=text, output_tokens=count,
+                                                latency_ms=share_ms)
+        counts.groups += len(planned)
+        counts.shared_rows += sum(len(group.rows) for group in planned)
+    return [results[request.index] for request in batch]
+
+
+def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts, *,
+                temperature: float) -> tuple[list[PlannedGroup], list[Request]]:
+    """Split ``batch`` into groups that share a prefix and rows that run the ordinary way (counted by reason)."""
+    groups = split_groups(batch)
+    reason = None
+    if temperature > 0:
+        reason = "sampling"
+    elif has_multimodal_positions(loaded.model):
+        reason = "multimodal rotary positions"
+    image_tokens = image_token_ids(loaded)
+    if reason is None and image_tokens is None and any(request.images for request in batch):
+        reason = "unknown image token"
+    planned: list[PlannedGroup] = []
+    alone: list[Request] = []
+    for group in groups:
+        why = reason or ("single row" if len(group) == 1 else None)
+        if why is None:
+            tokens = [_prompt_tokens(loaded, request) for request in group]
+            prefix = common_prefix(tokens)
+            if any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
+                why = "image tokens after the branch point"
+            elif prefix == 0:
+                why = "no common prefix"
+            else:
+                planned.append(PlannedGroup(group, tokens, prefix))
+                continue
+        counts.count_unshared(why, len(group))
+        alone += group
+    return planned, alone
+
+
+def _prompt_tokens(loaded: LoadedModel, request: Request) -> list[int]:
+    """The row's prompt tokens exactly as the processor writes them (images expanded to their tokens)."""
+    inputs = encode(loaded.processor, [chat_text(loaded.processor, request)], [request.images], "cpu", None)
+    return [int(token) for token in inputs["input_ids"][0].tolist()]
+
+
+def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *,
+                    max_new_tokens: int) -> dict[int, tuple[str, int]]:
+    """Prefill every group's prefix in one pass, then generate every row from its group's cache in one call.
+
+    Returns:
+        ``index`` -> (answer text, tokens generated up to and including the end-of-sequence token).
+    """
+    import torch
+
+    processor = loaded.processor
+    pad_id = processor.tokenizer.pad_token_id
+    # The processor prepares each group's images once (and whatever else the model needs besides the tokens); its
+    # token columns are then replaced by the left-padded prefixes.
+    leaders = [group.rows[0] for group in planned]
+    inputs = encode(processor, [chat_text(processor, request) for request in leaders],
+                    [request.images for request in leaders], loaded.device, loaded.dtype)
+    width = max(group.prefix for group in planned)
+    prefix_ids = torch.full((len(planned), width), pad_id, dtype=torch.long)
+    prefix_mask = torch.zeros((len(planned), width), dtype=inputs["attention_mask"].dtype)
+    for row, group in enumerate(planned):
+        prefix_ids[row, width - group.prefix:] = torch.tensor(group.tokens[0][: group.prefix])
+        prefix_mask[row, width - group.prefix:] = 1
+    text_aligned = [name for name, value in inputs.items()
+                    if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
+    prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
+    prefix_inputs.update(input_ids=prefix_ids.to(loaded.device), attention_mask=prefix_mask.to(loaded.device))
+    # Left padding: positions count real tokens only, as without padding.
+    positions = (prefix_inputs["attention_mask"].cumsum(dim=1) - 1).clamp(min=0)
+    owners = [row for row, group in enumerate(planned) for _ in group.rows]
+    suffixes = [tokens[group.prefix:] for group in planned for tokens in group.tokens]
+    suffix_width = max(len(suffix) for suffix in suffixes)
+    input_ids = torch.full((len(owners), width + suffix_width), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(owners), width + suffix_width), dtype=prefix_mask.dtype)
+    for row, (owner, suffix) in enumerate(zip(owners, suffixes, strict=True)):
+        input_ids[row, :width] = prefix_ids[owner]
+        attention_mask[row, :width] = prefix_mask[owner]
+        input_ids[row, width + suffix_width - len(suffix):] = torch.tensor(suffix)
+        attention_mask[row, width + suffix_width - len(suffix):] = 1
+    config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=0.0)
+    with torch.inference_mode():
+        prefill = loaded.model(**prefix_inputs, position_ids=positions, use_cache=True,
+                               **keep_last_logits(loaded.model, 1))
+        cache = prefill.past_key_values
+        cache.batch_select_indices(torch.tensor(owners, device=loaded.device))
+        sequences = loaded.model.generate(input_ids=input_ids.to(loaded.device),
+                                          attention_mask=attention_mask.to(loaded.device), past_key_values=cache,
+                                          generation_config=config)
+    stop_ids = eos_ids(config, processor.tokenizer)
+    answers: dict[int, tuple[str, int]] = {}
+    rows = [request for group in planned for request in group.rows]
+    for request, generated in zip(rows, sequences[:, width + suffix_width:].tolist(), strict=True):
+        tokens = answer_tokens(generated, stop_ids)
+        answers[request.index] = (processor.tokenizer.decode(tokens, skip_special_tokens=True).strip(), len(tokens))
+    return answers
