@@ -7,7 +7,7 @@ log-probability of every prompt token. A second request per row, the conversatio
 prefix of the two token lists, exactly the rule the ``hf`` backend uses. Each option's score is the sum of its
 tokens' log-probabilities, the end-of-sequence token not included.
 
-Servers that do not return ``prompt_logprobs`` for chat requests (the official OpenAI API, Ollama, LMDeploy) are
+Servers that do not return ``prompt_logprobs`` for chat requests (the official OpenAI API, Ollama) are
 detected by a one-request probe before any row runs, and the run is refused (exit status 2).
 """
 
