@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from mmbatch.backends.base import BackendOptions, Request
+from mmbatch.backends.base import Request
 from mmbatch.backends.hf.backend import HFBackend
 from mmbatch.backends.hf.generation import generate_batch
 from mmbatch.backends.hf.group_prefix import common_prefix, split_groups
 from mmbatch.backends.hf.loading import load_model
+from mmbatch.backends.hf.options import HfOptions
 from tests.support.tiny_models import session_model_dir
 
 OPTIONS = ["a red square", "a blue circle", "a green tree", "a small cat"]
@@ -68,7 +69,7 @@ def test_groups_are_adjacent_rows_with_the_same_key_and_pixels() -> None:
 
 def test_shared_prefix_answers_equal_the_unshared_batch(loaded) -> None:
     rows = mixed_rows()
-    backend = HFBackend(BackendOptions(model="tiny", batch_size=8), loaded)
+    backend = HFBackend(HfOptions(model="tiny", batch_size=8), loaded)
     shared = {result.index: result for batch in backend.generate(rows, max_new_tokens=8) for result in batch}
     reference = generate_batch(loaded, rows, max_new_tokens=8, temperature=0.0)
     assert all(result.error is None for result in shared.values())
@@ -84,7 +85,7 @@ def test_shared_prefix_answers_equal_the_unshared_batch(loaded) -> None:
 
 def test_sampling_never_shares(loaded) -> None:
     rows = circular_rows(0, noise(0), start=0)
-    backend = HFBackend(BackendOptions(model="tiny", batch_size=8, temperature=0.7), loaded)
+    backend = HFBackend(HfOptions(model="tiny", batch_size=8, temperature=0.7), loaded)
     results = [result for batch in backend.generate(rows, max_new_tokens=4) for result in batch]
     assert all(result.error is None for result in results)
     assert backend.sharing.shared_rows == 0 and backend.sharing.unshared == {"sampling": 4}

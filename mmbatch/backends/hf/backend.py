@@ -42,9 +42,9 @@ class HFBackend:
         # Several rows per prompt pass keep a GPU busy; on a CPU the work is the same and padding only adds to it
         # (measured 0.91-1.01x), so there each row gets its own prompt pass.
         self.rows_per_prompt_pass = options.batch_size if loaded.device.type == "cuda" else 1
+        """Likelihood rows sharing one left-padded prompt pass."""
         self.sharing = SharingCounts()
         """Generated rows that shared their group's prefix, and why the others did not (logged at close)."""
-        """Likelihood rows sharing one left-padded prompt pass."""
 
     def _model(self) -> LoadedModel:
         if self.loaded is None:
