@@ -89,3 +89,25 @@ def test_sampling_never_shares(loaded) -> None:
     results = [result for batch in backend.generate(rows, max_new_tokens=4) for result in batch]
     assert all(result.error is None for result in results)
     assert backend.sharing.shared_rows == 0 and backend.sharing.unshared == {"sampling": 4}
+
+
+def test_likelihood_groups_share_their_prefix_and_score_as_the_ordinary_path(loaded) -> None:
+    from mmbatch.backends.hf.group_prefix import SharingCounts
+    from mmbatch.backends.hf.likelihood_batch import score_batch
+
+    rows = []
+    for question in range(2):
+        for request in circular_rows(question, noise(question), start=10 * question):
+            rotation = (request.index % 10) % 4
+            request.options = OPTIONS[rotation:] + OPTIONS[:rotation]
+            rows.append(request)
+    rows.append(Request(99, "Which colour is it?", [noise(5)], options=["red", "a light blue"], group=9))
+    counts = SharingCounts(kind="likelihood")
+    shared = score_batch(loaded, rows, 1, counts)
+    reference = score_batch(loaded, rows, 1)
+    assert [r.index for r in shared] == [r.index for r in reference]
+    for ours, theirs in zip(shared, reference, strict=True):
+        assert ours.error is None and ours.choice_ntokens == theirs.choice_ntokens
+        assert max(abs(a - b) for a, b in zip(ours.choice_logprobs, theirs.choice_logprobs, strict=True)) < 1e-4
+    assert len({tuple(r.choice_logprobs) for r in reference}) == len(reference)  # every row scores differently
+    assert counts.shared_rows == 8 and counts.groups == 2 and counts.unshared == {"single row": 1}

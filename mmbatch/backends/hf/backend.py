@@ -45,6 +45,8 @@ class HFBackend:
         """Likelihood rows sharing one left-padded prompt pass."""
         self.sharing = SharingCounts()
         """Generated rows that shared their group's prefix, and why the others did not (logged at close)."""
+        self.likelihood_sharing = SharingCounts(kind="likelihood")
+        """The same for likelihood rows."""
 
     def _model(self) -> LoadedModel:
         if self.loaded is None:
@@ -71,9 +73,10 @@ class HFBackend:
                 "num_beams": 1,
                 "seed": SAMPLING_SEED if sampling else None,
                 "padding": "left",
-                "prefix_sharing": SHARING_RULE,
+                "prefix_sharing": SHARING_RULE + " (greedy only)",
             },
-            "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass},
+            "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass,
+                           "prefix_sharing": SHARING_RULE},
             "video": VIDEO_AS,
             "transformers": transformers.__version__,
             "torch": torch.__version__,
@@ -93,7 +96,7 @@ class HFBackend:
         """Score each row's options (prompt once per row, options batched), yielding each finished batch."""
         loaded = self._model()
         yield from self.likelihood_runner.run(
-            requests, lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass))
+            requests, lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass, self.likelihood_sharing))
 
     def likelihood_refusal(self) -> str | None:
         """None: an in-process model scores any option text."""
@@ -101,10 +104,11 @@ class HFBackend:
 
     def close(self) -> None:
         """Log how many rows shared a group prefix, drop the model and return its GPU memory."""
-        if self.sharing.shared_rows or self.sharing.unshared:
-            from mmbatch.console import error_console
+        from mmbatch.console import error_console
 
-            error_console.print(self.sharing.line(), soft_wrap=True, markup=False, highlight=False)
+        for counts in (self.sharing, self.likelihood_sharing):
+            if counts.shared_rows or counts.unshared:
+                error_console.print(counts.line(), soft_wrap=True, markup=False, highlight=False)
         self.loaded = None
         gc.collect()
         free_accelerator_memory()

@@ -27,14 +27,16 @@ from mmbatch.backends.hf.likelihood import keep_last_logits
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
-SHARING_RULE = "rows of one group (same g_index, same images) prefill their common token prefix once (greedy only)"
-"""How generation shares prefixes (recorded in the settings)."""
+SHARING_RULE = "rows of one group (same g_index, same images) prefill their common token prefix once"
+"""How rows share prefixes (recorded in the settings; generation shares only when greedy)."""
 
 
 @dataclass
 class SharingCounts:
-    """How many generated rows shared their group's prefix, and why the others did not."""
+    """How many rows shared their group's prefix, and why the others did not."""
 
+    kind: str = "generated"
+    """Which rows are counted (``generated`` or ``likelihood``), for the log line."""
     shared_rows: int = 0
     """Rows continued from their group's shared prefix."""
     groups: int = 0
@@ -50,7 +52,7 @@ class SharingCounts:
         """One line for the log: shared rows and groups, then unshared rows by reason."""
         unshared = sum(self.unshared.values())
         reasons = ", ".join(f"{count} {reason}" for reason, count in sorted(self.unshared.items()))
-        return (f"hf: {self.shared_rows} generated rows shared the prefix of their group ({self.groups} groups); "
+        return (f"hf: {self.shared_rows} {self.kind} rows shared the prefix of their group ({self.groups} groups); "
                 f"{unshared} ran unshared" + (f" ({reasons})" if reasons else ""))
 
 

@@ -14,18 +14,24 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.boundaries import split_continuation
+from mmbatch.backends.hf.group_prefix import SharingCounts
 from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits, option_tensors, score_request
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
 
-def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int) -> list[Result]:
+def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int,
+                counts: SharingCounts | None = None) -> list[Result]:
     """Score the options of every row of ``batch`` (rows that all have images or none has).
+
+    Rows of one group (circular copies with the same images) share the prefill of their common prefix
+    (:mod:`group_likelihood`); the others share prompt passes ``rows_per_pass`` at a time.
 
     Args:
         loaded: The model.
         batch: The rows.
         rows_per_pass: How many rows share one prompt pass.
+        counts: Where rows that shared a group prefix (or did not, and why) are counted; None shares nothing.
 
     Raises:
         Exception: Whatever the model or processor raises for the batch as a whole; the caller retries smaller
@@ -47,14 +53,24 @@ def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int) -
             # No options, an empty option or a merged boundary: the row-by-row path scores or rejects it.
             alone.append(request)
     results = {result.index: result for result in (score_request(loaded, request) for request in alone)}
-    scores: list[list[OptionScore]] = []
-    for start in range(0, len(batched), rows_per_pass):
-        group = batched[start : start + rows_per_pass]
-        scores += score_rows(loaded, [context for _, context, _ in group], [request.images for request, _, _ in group],
-                             [options for _, _, options in group])
+    found: dict[int, list[OptionScore]] = {}
+    pending = batched
+    if counts is not None:
+        # Imported here: group_likelihood builds on this module's option pass.
+        from mmbatch.backends.hf.group_likelihood import score_shareable_groups
+
+        if alone:
+            counts.count_unshared("no options or option tokens merged with the prompt", len(alone))
+        pending = score_shareable_groups(loaded, batched, counts, found)
+    for start in range(0, len(pending), rows_per_pass):
+        group = pending[start : start + rows_per_pass]
+        scored = score_rows(loaded, [context for _, context, _ in group], [request.images for request, _, _ in group],
+                            [options for _, _, options in group])
+        found.update((request.index, row_scores) for (request, _, _), row_scores in zip(group, scored, strict=True))
     if batched:
         share_ms = (time.perf_counter() - started) * 1000 / len(batch)
-        for (request, _, _), row_scores in zip(batched, scores, strict=True):
+        for request, _, _ in batched:
+            row_scores = found[request.index]
             results[request.index] = Result(
                 index=request.index, prediction="", choice_logprobs=[score.logprob for score in row_scores],
                 choice_ntokens=[score.ntokens for score in row_scores], latency_ms=share_ms,

@@ -1,0 +1,122 @@
+"""Likelihood rows of one group (circular copies) prefill their common prefix once, then branch twice.
+
+The image and the question before the options run once for the group; the cache is given to every row, which runs
+only its own rest of the prompt (the listed options, in its order) on top of it, left-padded in one pass; then all
+options of all rows are scored in one more pass on their row's cache, exactly as in :mod:`likelihood_batch`.
+Positions count real tokens only, so each row sees its own unpadded sequence. Rows whose prompt tokens do not
+continue the prefix as a whole (image tokens after the branch point) are scored the ordinary way by the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mmbatch.backends.base import Request
+from mmbatch.backends.hf.group_prefix import (
+    PlannedGroup,
+    SharingCounts,
+    common_prefix,
+    has_multimodal_positions,
+    image_token_ids,
+    same_group,
+)
+from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits
+from mmbatch.backends.hf.likelihood_batch import _option_pass
+from mmbatch.backends.hf.loading import LoadedModel
+from mmbatch.backends.hf.messages import encode
+
+
+def plan_likelihood_group(loaded: LoadedModel, contexts: list[str], images: list[Any]) -> PlannedGroup | None:
+    """The shared prefix of a group's prompts (the rows share ``images``); None when it cannot be shared exactly."""
+    tokens = [[int(token) for token in encode(loaded.processor, [context], [images], "cpu", None)["input_ids"][0]]
+              for context in contexts]
+    prefix = common_prefix(tokens)
+    image_tokens = image_token_ids(loaded)
+    if prefix == 0 or (images and image_tokens is None):
+        return None
+    if any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
+        return None
+    return PlannedGroup(rows=[], tokens=tokens, prefix=prefix)
+
+
+def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: list[Any],
+                options: list[list[list[int]]]) -> list[list[OptionScore]]:
+    """Score each row's options (continuation tokens) on the group's shared prefix.
+
+    Args:
+        loaded: The model.
+        plan: The rows' prompt tokens and their common prefix length.
+        context: One row's chat-formatted prompt (its processor call prepares the group's images once).
+        images: The group's images.
+        options: Each row's options, as continuation tokens of that row's prompt.
+    """
+    import torch
+
+    inputs = encode(loaded.processor, [context], [images], loaded.device, loaded.dtype)
+    text_aligned = [name for name, value in inputs.items()
+                    if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
+    prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
+    prefix_ids = torch.tensor([plan.tokens[0][: plan.prefix]], device=loaded.device)
+    prefix_inputs.update(input_ids=prefix_ids, attention_mask=torch.ones_like(prefix_ids))
+    suffixes = [row[plan.prefix:] for row in plan.tokens]
+    width = max(len(suffix) for suffix in suffixes)
+    pad_id = loaded.processor.tokenizer.pad_token_id
+    suffix_ids = torch.full((len(suffixes), width), pad_id, dtype=torch.long)
+    suffix_mask = torch.zeros((len(suffixes), width), dtype=torch.long)
+    for row, suffix in enumerate(suffixes):
+        suffix_ids[row, width - len(suffix):] = torch.tensor(suffix)
+        suffix_mask[row, width - len(suffix):] = 1
+    suffix_ids, suffix_mask = suffix_ids.to(loaded.device), suffix_mask.to(loaded.device)
+    prompt_mask = torch.cat([torch.ones((len(suffixes), plan.prefix), dtype=torch.long, device=loaded.device),
+                             suffix_mask], dim=1)
+    prompt_lengths = prompt_mask.sum(dim=1)
+    # Left padding inside the suffix: positions continue from the prefix and count real tokens only.
+    positions = plan.prefix + (suffix_mask.cumsum(dim=1) - 1).clamp(min=0)
+    with torch.inference_mode():
+        prefill = loaded.model(**prefix_inputs, use_cache=True, **keep_last_logits(loaded.model, 1))
+        cache = prefill.past_key_values
+        cache.batch_select_indices(torch.zeros(len(suffixes), dtype=torch.long, device=loaded.device))
+        rows_pass = loaded.model(input_ids=suffix_ids, attention_mask=prompt_mask, position_ids=positions,
+                                 past_key_values=cache, use_cache=True, **keep_last_logits(loaded.model, 1))
+        first_logprobs = torch.log_softmax(rows_pass.logits[:, -1].float(), dim=-1)
+        longer = [(row, number) for row, row_options in enumerate(options)
+                  for number, tokens in enumerate(row_options) if len(tokens) > 1]
+        rest: dict[tuple[int, int], float] = {}
+        if longer:
+            sums = _option_pass(loaded, rows_pass.past_key_values, prompt_mask, prompt_lengths,
+                                [row for row, _ in longer], [options[row][number] for row, number in longer])
+            rest = dict(zip(longer, sums, strict=True))
+    return [
+        [OptionScore(first_logprobs[row, tokens[0]].item() + rest.get((row, number), 0.0), len(tokens))
+         for number, tokens in enumerate(row_options)]
+        for row, row_options in enumerate(options)
+    ]
+
+
+def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, list[list[int]]]], counts: SharingCounts,
+                  found: dict[int, list[OptionScore]]) -> list[tuple[Request, str, list[list[int]]]]:
+    """Score the rows of groups that can share their prefix into ``found``; returns the rows left for the ordinary
+    path (lone rows, and groups whose prompts have no exact common prefix), counted by reason in ``counts``."""
+    left: list[tuple[Request, str, list[list[int]]]] = []
+    position = 0
+    while position < len(rows):
+        end = position + 1
+        while end < len(rows) and same_group(rows[position][0], rows[end][0]):
+            end += 1
+        group = rows[position:end]
+        position = end
+        why = "single row" if len(group) == 1 else (
+            "multimodal rotary positions" if has_multimodal_positions(loaded.model) else None)
+        plan = None
+        if why is None:
+            plan = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)
+            why = None if plan is not None else "no exact common prefix"
+        if plan is None:
+            counts.count_unshared(why or "not shareable", len(group))
+            left += group
+            continue
+        scored = score_group(loaded, plan, group[0][1], group[0][0].images, [options for _, _, options in group])
+        found.update((request.index, row_scores) for (request, _, _), row_scores in zip(group, scored, strict=True))
+        counts.groups += 1
+        counts.shared_rows += len(group)
+    return left
