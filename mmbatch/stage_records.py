@@ -19,7 +19,7 @@ RECORD_VERSION = 1
 
 def _read(cls: type[Any], recorded: object) -> Any:
     """An instance of the record dataclass ``cls`` from its recorded dict (unknown keys ignored, missing ones
-    defaulted); None when nothing was recorded."""
+    defaulted, so a partial record still reads); None when nothing was recorded."""
     if not isinstance(recorded, Mapping):
         return None
     names = {item.name for item in dataclasses.fields(cls)}
@@ -32,8 +32,8 @@ def _read(cls: type[Any], recorded: object) -> Any:
 class PrepareRecord:
     """What ``prepare`` recorded under ``prepare``: the benchmark and how its prompts were made."""
 
-    benchmark: str
-    """The benchmark's registered name."""
+    benchmark: str | None = None
+    """The benchmark's registered name (None only in files another tool wrote with a partial record)."""
     benchmark_version: str | None = None
     """The benchmark's declared version (None in files from before versions were recorded)."""
     template: str | None = None
@@ -64,9 +64,9 @@ class PrepareRecord:
 class InferRecord:
     """What ``infer`` recorded under ``infer`` that later stages read."""
 
-    backend: str
-    """The ``--backend`` that answered."""
-    model: str
+    backend: str | None = None
+    """The ``--backend`` that answered (None only in files another tool wrote with a partial record)."""
+    model: str | None = None
     """The model that answered."""
     likelihood_target: str = "content"
     """Likelihood rows scored the option texts (``content``) or the letters ``A.``.. (``letter``)."""

@@ -35,3 +35,9 @@ def test_files_from_before_versioned_records_read_as_version_0() -> None:
     assert record is not None and (record.record_version, record.media_root, record.benchmark_version) == (
         0, "/data/mmbench", None)
     assert InferRecord.from_metadata(old) is None and PrepareRecord.from_metadata({}) is None
+
+
+def test_a_partial_record_still_reads() -> None:
+    record = InferRecord.from_metadata({"infer": {"likelihood_target": "letter"}})
+    assert record is not None and (record.likelihood_target, record.backend, record.record_version) == (
+        "letter", None, 0)
