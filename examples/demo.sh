@@ -106,6 +106,29 @@ for extracted in "${extracted_files[@]}"; do
     python3 -m mmbatch score --input "$extracted" --output "$metrics" --bootstrap 200 --seed 0
 done
 
+# --- SEED-Bench-2 level 3 (dimensions 25-27): the model draws a picture and CLIP picks the option most like it.
+# Two "models": the echo backend returning the right option's picture (100 % through any CLIP, by construction) and
+# a tiny random Stable Diffusion pipeline (--backend diffusers); a tiny random CLIP compares. In their own folder,
+# so the loops above do not pick them up; their metrics join the report. Real models: docs/seedbench2-image-generation.md
+say "SEED-Bench-2 level 3: generate-image infer (echo, diffusers) -> CLIP extraction -> score"
+level3="$out/level3"
+mkdir -p "$level3"
+python3 -m mmbatch prepare --benchmark seedbench2 --input examples/seed/seed2_level3_example.json \
+    --media-root examples/seed/media --output "$level3/seedbench2-l3.prepared.parquet"
+tiny_clip=$(python3 examples/tiny_image_models.py clip)
+tiny_diffusion=$(python3 examples/tiny_image_models.py diffusion)
+python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend echo --model answer \
+    --output "$level3/echo.predictions.parquet" --force
+python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend diffusers \
+    --model "$tiny_diffusion" --image-steps 2 --image-size 64x64 --device cpu \
+    --output "$level3/diffusers.predictions.parquet" --force
+for generator in echo diffusers; do
+    python3 -m mmbatch extract --input "$level3/$generator.predictions.parquet" --no-judge \
+        --clip-model "$tiny_clip" --output "$level3/$generator.extracted.parquet" --force
+    python3 -m mmbatch score --input "$level3/$generator.extracted.parquet" --bootstrap 200 --seed 0 \
+        --output "$out/seedbench2-l3-$generator.metrics.json"
+done
+
 # --- report: every metrics table above side by side -> report.html (charts inline) and report.md (+ SVG charts)
 say "report: a leaderboard per benchmark with its chart (HTML with inline SVG; Markdown with SVG files beside it)"
 shopt -s nullglob
