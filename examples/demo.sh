@@ -118,13 +118,13 @@ python3 -m mmbatch prepare --benchmark seedbench2 --input examples/seed/seed2_le
 tiny_clip=$(python3 examples/tiny_image_models.py clip)
 tiny_diffusion=$(python3 examples/tiny_image_models.py diffusion)
 python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend echo --model answer \
-    --output "$level3/echo.predictions.parquet" --force
+    --media-root examples --output "$level3/echo.predictions.parquet" --force
 python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend diffusers \
-    --model "$tiny_diffusion" --image-steps 2 --image-size 64x64 --device cpu \
+    --model "$tiny_diffusion" --image-steps 2 --image-size 64x64 --device cpu --media-root examples \
     --output "$level3/diffusers.predictions.parquet" --force
 for generator in echo diffusers; do
     python3 -m mmbatch extract --input "$level3/$generator.predictions.parquet" --no-judge \
-        --clip-model "$tiny_clip" --output "$level3/$generator.extracted.parquet" --force
+        --clip-model "$tiny_clip" --media-root examples --output "$level3/$generator.extracted.parquet" --force
     python3 -m mmbatch score --input "$level3/$generator.extracted.parquet" --bootstrap 200 --seed 0 \
         --output "$out/seedbench2-l3-$generator.metrics.json"
 done

@@ -70,8 +70,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="generate-image rows: pictures per CLIP forward pass (default 16)")
     parser.add_argument("--clip-device", default="auto", help="generate-image rows: auto (CUDA when present), cpu, "
                         "cuda or cuda:N")
-    parser.add_argument("--media-root", type=Path, help="generate-image rows: folder of the option pictures "
-                        "(default: the one prepare recorded)")
+    parser.add_argument("--media-root", type=Path, help="generate-image rows: folder the option pictures are read "
+                        "in (default: the predictions file's folder, or the root prepare recorded when inside it)")
     parser.add_argument("--force", action="store_true",
                         help="discard earlier progress for OUTPUT made with other settings instead of refusing")
     return parser

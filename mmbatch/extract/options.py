@@ -59,6 +59,7 @@ class ExtractOptions:
     clip_device: str = "auto"
     """generate-image rows: where CLIP runs (``auto`` = CUDA when present, ``cpu``, ``cuda``, ``cuda:N``)."""
     media_root: Path | None = None
-    """Folder of the option pictures; None uses the one ``prepare`` recorded (as ``infer`` does)."""
+    """Folder the option pictures are read in; None confines them to the predictions file's folder (as ``infer``
+    does: the root ``prepare`` recorded is used when it lies inside)."""
     force: bool = False
     """Discard earlier progress made with other settings instead of refusing."""
