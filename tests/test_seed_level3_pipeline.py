@@ -104,13 +104,6 @@ def test_a_text_model_fails_only_the_picture_rows_of_a_mixed_file(tmp_path_facto
     assert "cannot generate images" in failed["error"][0]
 
 
-def test_a_text_backend_is_refused_for_a_file_of_picture_rows(prepared, tmp_path, capsys):
-    code = main(["infer", "--input", str(prepared), "--output", str(tmp_path / "p.parquet"), "--backend", "hf",
-                 "--model", str(tmp_path / "no-model")])
-    assert code == 2
-    assert "generate-image" in capsys.readouterr().err
-
-
 def test_kill_9_during_image_generation_loses_no_picture_and_repeats_no_row(tmp_path, shared_data):
     source = write_level3_benchmark(tmp_path / "media", shared_data, copies=8)
     prepared, preds = tmp_path / "prepared.parquet", tmp_path / "preds.parquet"

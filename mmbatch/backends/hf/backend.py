@@ -11,6 +11,7 @@ from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import JOIN_RULE
 from mmbatch.backends.hf.generation import SAMPLING_SEED
 from mmbatch.backends.hf.group_prefix import SHARING_RULE, SharingCounts, generate_shared
+from mmbatch.backends.hf.image_generation import IMAGE_MODE_SETTINGS, can_generate_images, generate_picture
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import VIDEO_AS
@@ -78,6 +79,7 @@ class HFBackend:
             "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass,
                            "prefix_sharing": SHARING_RULE},
             "video": VIDEO_AS,
+            **({"image_generation": IMAGE_MODE_SETTINGS} if can_generate_images(loaded) else {}),
             "transformers": transformers.__version__,
             "torch": torch.__version__,
         }
@@ -101,6 +103,12 @@ class HFBackend:
     def likelihood_refusal(self) -> str | None:
         """None: an in-process model scores any option text."""
         return None
+
+    def generate_images(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
+        """One picture per row with a model that has an image mode (Janus); other models fail the rows."""
+        loaded = self._model()
+        for request in requests:
+            yield [generate_picture(loaded, request, temperature=self.options.temperature)]
 
     def close(self) -> None:
         """Log how many rows shared a group prefix, drop the model and return its GPU memory."""
