@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from mmbatch.benchmarks.seedbench.questions import load_questions
 from mmbatch.errors import BadInputError
 from mmbatch.interop.json_lines import read_result_lines
 
@@ -72,25 +73,21 @@ def _is_benchmark_json(path: Path) -> bool:
 
 
 def _add_benchmark_json(questions: SeedQuestions, path: Path) -> None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        items = data["questions"]
-        names = {int(v): k for k, v in data.get("question_type", {}).items()}
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise BadInputError(f"not a SEED-Bench question JSON ({exc})", path=path) from exc
-    for item in items:
+    """The questions of a SEED-Bench JSON, parsed as the benchmark reader parses it (seedbench/questions.py)."""
+    records, names = load_questions(path)
+    for position, item in enumerate(records):
         try:
             qid = str(item["question_id"])
             dim = item.get("question_type_id")
             dim = None if dim is None else int(dim)
         except (KeyError, TypeError, ValueError) as exc:
-            raise BadInputError(f"a question has no usable question_id/question_type_id ({exc})",
-                                path=path) from exc
+            raise BadInputError(f"a question has no usable question_id/question_type_id ({exc})", path=path,
+                                index=position) from exc
         options = {letter: item.get(f"choice_{letter.lower()}", item.get(f"choice_{letter}"))
                    for letter in "ABCD"}
         questions.add(qid, {
             "question": item.get("question"), **options, "answer": item.get("answer"), "question_type_id": dim,
-            "category": names.get(dim) if dim is not None else None,
+            "category": (names or {}).get(dim) if dim is not None else None,
             "l2-category": item.get("subpart") or item.get("data_type"),
             "data_type": item.get("data_type"), "level": item.get("level"),
         })
