@@ -141,6 +141,22 @@ def _parse_bool(value: str, name: str) -> bool:
     raise BadInputError(f"{name}={value!r} is not a boolean (use 1/0, true/false); fix or unset the variable")
 
 
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0 (retries, seeds)."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not an integer >= 0")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (timeouts)."""
+    value = float(text)
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a number > 0")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer >= 1."""
     value = int(text)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.errors import EXIT_OK
+from mmbatch.options import non_negative_int
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -25,7 +26,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "(give it to `mmbatch report --compare`)")
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                         help="paired bootstrap replicates (default 1000; 0: no intervals)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                        help="seed of the bootstrap (default 0)")
     parser.add_argument("--benchmark", help="compare only this benchmark's rows")
     return parser
 

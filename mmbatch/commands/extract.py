@@ -8,7 +8,7 @@ from typing import Any
 
 from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.extract.choice_rules import CHOICE_RULES, DEFAULT_CHOICE_RULES
-from mmbatch.options import positive_int
+from mmbatch.options import non_negative_int, positive_float, positive_int
 
 YES_NO_RULES = ("official", "vlmevalkit")
 REDUCTIONS = ("sum", "mean", "mean-char")
@@ -40,8 +40,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--judge-cache", type=Path,
                         help="SQLite cache of judge replies (default: mmbatch-judge-cache.sqlite beside the output)")
     parser.add_argument("--concurrency", type=positive_int, default=16, help="judge requests in flight (default 16)")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per judge request (default 60)")
-    parser.add_argument("--max-retries", type=int, default=5,
+    parser.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per judge request (default 60)")
+    parser.add_argument("--max-retries", type=non_negative_int, default=5,
                         help="retries per judge request on 429/5xx/timeouts/garbage (default 5)")
     parser.add_argument("--retry-backoff", type=float, default=1.0,
                         help="first retry delay in seconds, doubled each retry, with jitter; a Retry-After header "
@@ -59,7 +59,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--unmatched", choices=("none", "random"), default="none",
                         help="rows the judge cannot match: none (stay empty, default) or random (VLMEvalKit's "
                         "seeded random letter)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of --unmatched random (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="seed of --unmatched random (default 0)")
     parser.add_argument("--skip-failed-groups", action=argparse.BooleanOptionalAction, default=True,
                         help="CircularEval: do not ask the judge about rows of a group already known wrong "
                         "(default on, as VLMEvalKit)")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.backends.registry import BACKENDS, backend_names
-from mmbatch.options import positive_int
+from mmbatch.options import non_negative_int, positive_float, positive_int
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -41,8 +41,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         help="frames sampled from each video, by the SEED-Bench rule (default 8)")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (openai)")
     parser.add_argument("--concurrency", type=positive_int, default=16, help="requests in flight (openai; 16)")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per request (openai; 120)")
-    parser.add_argument("--max-retries", type=int, default=5, help="retries per request (openai; 5)")
+    parser.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per request (openai; 120)")
+    parser.add_argument("--max-retries", type=non_negative_int, default=5, help="retries per request (openai; 5)")
     parser.add_argument("--shard", metavar="K/N",
                         help="run shard K (0-based) of N; default from SLURM_ARRAY_TASK_ID or "
                         "JOB_COMPLETION_INDEX with MMBATCH_NUM_SHARDS, else the whole file")

@@ -8,6 +8,7 @@ from typing import Any
 
 from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.errors import EXIT_OK
+from mmbatch.options import non_negative_int
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -28,7 +29,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         f"'benchmark' column): {', '.join(benchmark_names())}")
     parser.add_argument("--bootstrap", type=int, default=0, metavar="N",
                         help="bootstrap replicates for 95%% percentile intervals in ci_low/ci_high (default 0: none)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the bootstrap (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, metavar="S",
+                        help="seed of the bootstrap (default 0)")
     parser.add_argument("--subset", choices=("all", "answered"), default="all",
                         help="all (default): every row needs its ground truth; answered: score only the rows that "
                         "have one (e.g. SEED-Bench predictions against the answers of its image questions), the "

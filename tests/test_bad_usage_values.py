@@ -1,0 +1,30 @@
+"""Values that used to be accepted or to crash: negative timeouts, retries and seeds, messages that look like markup."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mmbatch.cli import main
+
+
+@pytest.mark.parametrize("args", [
+    ["infer", "--input", "p.parquet", "--output", "o.parquet", "--backend", "openai", "--model", "m",
+     "--timeout", "-1"],
+    ["infer", "--input", "p.parquet", "--output", "o.parquet", "--backend", "openai", "--model", "m",
+     "--max-retries", "-1"],
+    ["extract", "--input", "p.parquet", "--output", "o.parquet", "--timeout", "nan"],
+    ["score", "--input", "e.parquet", "--output", "m.json", "--seed", "-1"],
+])
+def test_out_of_range_values_are_usage_errors(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(args)
+    assert exited.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_message_holding_markup_prints_as_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("[/].tsv", "[bold]x.tsv"):
+        assert main(["validate", str(tmp_path / name)]) == 2
+        assert name in capsys.readouterr().err
