@@ -79,7 +79,9 @@ def group_index(columns: list[str], rule: GroupRule, *, path: Path | None = None
         BadInputError: ``image-pair`` rows without an image column, naming the file.
     """
     if rule == "circular-offset":
-        expression = pl.col("index") % CIRCULAR_OFFSET
+        # A negative index is no circular copy (copies add k * 1e6 to a question's index): it is its own group. The
+        # floor modulo would put -5 with question 999,995 and score unrelated questions as one circular group.
+        expression = pl.when(pl.col("index") >= 0).then(pl.col("index") % CIRCULAR_OFFSET).otherwise(pl.col("index"))
     elif rule == "row":
         expression = pl.col("index")
     else:

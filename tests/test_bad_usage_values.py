@@ -28,3 +28,13 @@ def test_a_message_holding_markup_prints_as_it_is(tmp_path: Path, capsys: pytest
     for name in ("[/].tsv", "[bold]x.tsv"):
         assert main(["validate", str(tmp_path / name)]) == 2
         assert name in capsys.readouterr().err
+
+
+def test_a_negative_index_is_its_own_circular_group() -> None:
+    import polars as pl
+
+    from mmbatch.row_facts import group_index
+
+    frame = pl.DataFrame({"index": [-5, 999_995, 1_999_995, 7]})
+    groups = frame.select(group_index(frame.columns, "circular-offset"))["g_index"].to_list()
+    assert groups == [-5, 999_995, 999_995, 7]

@@ -29,3 +29,9 @@ def test_replies_survive_reopening(tmp_path: Path) -> None:
     hit = second.get("m", "问题: 图中是什么?", 2, 0.0)
     assert hit is not None and (hit.text, hit.prompt_tokens, hit.completion_tokens) == ("C", 5, 1)
     second.close()
+
+
+def test_an_empty_reply_is_not_cached_for_good(tmp_path: Path) -> None:
+    cache = JudgeCache(tmp_path / "cache.sqlite")
+    cache.put("judge", "prompt", 1, 0.0, "  ")
+    assert cache.get("judge", "prompt", 1, 0.0) is None and len(cache) == 0

@@ -183,3 +183,14 @@ def test_html_renders_in_headless_chromium(metrics_files: list[Path], tmp_path: 
     subprocess.run([*browser, "--window-size=1200,2400", f"--screenshot={shot}", out.as_uri()],
                    capture_output=True, timeout=120, check=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_markdown_shows_a_model_name_as_text_never_as_html(tmp_path: Path) -> None:
+    from mmbatch.cli import main
+
+    name = "<img src=x onerror=alert(1)>"
+    metrics = tmp_path / "m.json"
+    metrics.write_text(json.dumps(model_metrics(name, 0)))
+    assert main(["report", str(metrics), "--output", str(tmp_path / "r.md")]) == 0
+    text = (tmp_path / "r.md").read_text()
+    assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text

@@ -80,7 +80,9 @@ class JudgeCache:
 
     def put(self, model: str, prompt: str, attempt: int, temperature: float, reply: str, *,
             prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
-        """Store a reply (committed at once)."""
+        """Store a reply (committed at once); an empty reply is not stored, so a rerun asks again."""
+        if not reply.strip():
+            return
         self._db.execute(
             "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (model, _sha256(prompt), attempt, float(temperature), prompt, scrub_text(reply), prompt_tokens,

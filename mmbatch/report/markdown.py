@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+
 from mmbatch.report.baseline import LEGEND, BaselineDeltas
 from mmbatch.report.leaderboard import Board, ScoreTable
 from mmbatch.report.provenance import FIELDS, Provenance
@@ -19,8 +21,8 @@ def markdown_table(table: ScoreTable) -> str:
 
 
 def _cell_text(text: str) -> str:
-    """Pipes would split a cell."""
-    return text.replace("|", "\\|")
+    """Pipes would split a cell; ``<``, ``>`` and ``&`` are escaped so a model name is text, never HTML."""
+    return html.escape(text, quote=False).replace("|", "\\|")
 
 
 def provenance_table(origins: list[Provenance]) -> str:
