@@ -21,6 +21,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.errors import BadInputError
+from mmbatch.infer.images import rebase_generated_images
 from mmbatch.tableio import Table, file_format, read_table, write_table
 
 MAX_NAMED = 10
@@ -61,7 +62,9 @@ def merge_predictions(inputs: list[Path], output: Path, *, prepared: Path | None
                      how="diagonal_relaxed")
     _check_duplicates(rows, inputs)
     checked_against = _check_complete(rows, inputs, infers, prepared)
-    merged = rows.drop("_input").sort("index").select(tables[0].frame.columns)
+    # a shard without generate-image rows has no generated_image column: keep every column any shard has
+    columns = list(dict.fromkeys(name for table in tables for name in table.frame.columns))
+    merged = rebase_generated_images(rows, inputs, output).drop("_input").sort("index").select(columns)
     metadata = _merged_metadata(tables[0].metadata, infers, inputs, merged.height)
     write_table(merged, output, metadata)
     failed = merged.filter(pl.col("error").is_not_null()).height if "error" in merged.columns else 0

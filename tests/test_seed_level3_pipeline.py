@@ -74,14 +74,15 @@ def test_generated_pictures_sit_beside_the_predictions_and_survive_shards_and_me
     for shard in ("0/2", "1/2"):
         assert main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "echo",
                      "--model", "answer", "--shard", shard]) == 0
-    merged = tmp_path / "merged.parquet"
+    merged = tmp_path / "elsewhere" / "merged.parquet"  # another folder: merge rewrites the relative paths
     assert main(["merge", "--output", str(merged), str(tmp_path / "preds.shard-0-of-2.parquet"),
                  str(tmp_path / "preds.shard-1-of-2.parquet")]) == 0
     rows = read_table(merged).frame
     assert rows.height == 6 and rows["error"].null_count() == 6
+    assert all(name.startswith("../preds.images/") for name in rows["generated_image"])
     media = prepared.parent / "media"
     for row in rows.iter_rows(named=True):
-        generated = tmp_path / row["generated_image"]
+        generated = (merged.parent / row["generated_image"]).resolve()
         assert generated.suffix == ".png" and generated.parent.name == "preds.images"
         right = media / json.loads(row["option_image_paths"])[ord(row["answer"]) - ord("A")]
         assert np.array_equal(np.asarray(Image.open(generated)), np.asarray(Image.open(right).convert("RGB")))

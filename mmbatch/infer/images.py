@@ -2,15 +2,19 @@
 
 Every run and every shard of one output writes into the same folder, ``NAME.images/`` next to ``--output``, as
 ``<index>.png``; the predictions file names each row's picture relative to its own folder (``generated_image``), so
-shard files and the merged file beside them all point at the same pictures. A picture is written atomically before
+shard files and the merged file beside them all point at the same pictures (``merge`` rewrites the paths when it
+writes elsewhere). A picture is written atomically before
 its row is committed: a run killed between the two leaves a picture whose row is run again and overwrites it, and
 never a committed row without its picture.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
+
+import polars as pl
 
 from mmbatch.backends.base import Result
 from mmbatch.tableio import atomic_path
@@ -36,3 +40,18 @@ def store_images(results: Sequence[Result], output: Path) -> None:
             result.image.save(tmp, format="PNG")
         result.generated_image = f"{folder.name}/{file.name}"
         result.image = None  # the file holds it now; the journal keeps only the path
+
+
+def rebase_generated_images(rows: pl.DataFrame, sources: Sequence[Path], output: Path) -> pl.DataFrame:
+    """``rows`` (with ``_input``, the position of each row's file in ``sources``) whose ``generated_image`` paths
+    are made relative to ``output``'s folder, so that a merged file written elsewhere still finds the pictures."""
+    if GENERATED_IMAGE not in rows.columns:
+        return rows
+    target = output.parent.resolve()
+    folders = [Path(source).parent.resolve() for source in sources]
+    paths = [None if name is None else Path(os.path.relpath(folders[position] / name, target)).as_posix()
+             for name, position in zip(rows[GENERATED_IMAGE], rows["_input"], strict=True)]
+    return rows.with_columns(pl.Series(GENERATED_IMAGE, paths, dtype=pl.String))
+
+
+GENERATED_IMAGE = "generated_image"
