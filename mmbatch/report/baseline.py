@@ -62,14 +62,18 @@ class BaselineDeltas:
     """Model -> delta per headline column."""
 
 
-def board_deltas(board: Board, comparisons: list[CompareResult]) -> BaselineDeltas | None:
-    """The deltas of ``board``'s models against the baseline of the first comparison that covers the board."""
+def board_deltas(board: Board, comparisons: list[CompareResult], shown: dict[str, str]) -> BaselineDeltas | None:
+    """The deltas of ``board``'s models against the baseline of the first comparison that covers the board.
+
+    ``shown`` maps model names as recorded to the report's names (labels), so both sides name models alike.
+    """
     for result in comparisons:
         rows = result.comparisons.filter((pl.col("benchmark") == board.benchmark)
                                          & pl.col("split").eq_missing(board.split))
         if rows.height == 0:
             continue
-        rows = rows.with_columns(pl.col("model_a", "model_b").map_elements(display_name, return_dtype=pl.String))
+        rows = rows.with_columns(pl.col("model_a", "model_b").map_elements(lambda m: shown.get(m, display_name(m)),
+                                                                           return_dtype=pl.String))
         baseline = str(rows["model_a"][0])
         deltas: dict[str, tuple[Delta | None, ...]] = {}
         for model in rows.filter(pl.col("model_a") == baseline)["model_b"].unique(maintain_order=True).to_list():

@@ -38,10 +38,11 @@ def read_metrics_files(paths: list[Path], labels: Mapping[str, str] | None = Non
             raise BadInputError("the metrics table has no rows", path=path)
         frame = frame.with_columns(pl.col("model").fill_null(path.stem))
         label = labels.get(str(path))
-        frame = frame.with_columns(pl.lit(label).alias("model") if label else
-                                   pl.col("model").map_elements(display_name, return_dtype=pl.String))
-        models = frame["model"].unique(maintain_order=True).to_list()
-        origins.append(provenance(path, label or ", ".join(models), table.metadata, models))
+        raw_models = frame["model"].unique(maintain_order=True).to_list()
+        shown = {str(raw): label or display_name(str(raw)) for raw in raw_models}
+        frame = frame.with_columns(pl.col("model").replace_strict(shown, return_dtype=pl.String))
+        models = list(dict.fromkeys(shown.values()))
+        origins.append(provenance(path, label or ", ".join(models), table.metadata, models, shown))
         frames.append(frame.with_columns(pl.lit(str(path)).alias("source"), pl.lit(path.stem).alias("stem")))
     metrics = pl.concat(frames)
     runs = metrics.select("benchmark", "split", "model", "source").unique()

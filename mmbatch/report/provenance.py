@@ -28,9 +28,12 @@ class Provenance:
     """The metrics file."""
     values: dict[str, str]
     """One text per name of :data:`FIELDS` ("–" when the file does not say)."""
+    shown: dict[str, str]
+    """Model name as recorded -> name shown in the report (``--label``, or a local folder's name)."""
 
 
-def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[str]) -> Provenance:
+def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[str],
+               shown: dict[str, str]) -> Provenance:
     """Read what ``metadata`` (the metrics file's) records about the run that made ``path``."""
     prepare = _section(metadata, "prepare")
     infer = _section(metadata, "infer")
@@ -59,7 +62,7 @@ def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[st
         "metrics SHA-256": file_sha256(path)[:16],
         "input SHA-256": str(resume.get("input_sha256") or "–")[:16],
     }
-    return Provenance(label, str(path), values)
+    return Provenance(label, str(path), values, shown)
 
 
 def _section(metadata: dict[str, Any], name: str) -> dict[str, Any]:

@@ -55,7 +55,8 @@ def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str
     boards = build_boards(metrics)
     charts = {board.slug: render_chart(board) for board in boards}
     charts |= {f"{board.slug}_detail": chart for board in boards if (chart := render_detail_chart(board))}
-    deltas = {board.slug: found for board in boards if (found := board_deltas(board, compared)) is not None}
+    shown = {raw: name for origin in origins for raw, name in origin.shown.items()}
+    deltas = {board.slug: found for board in boards if (found := board_deltas(board, compared, shown)) is not None}
     sources = [str(p) for p in metrics_files]
     written = []
     if suffix == ".html":

@@ -165,11 +165,9 @@ class _PictureSource:
         self.options = options
         self.data = data
         self.payloads: dict[int, str] = {}
-        self.media_root: Path | None = None
-        try:
-            self.media_root = default_media_root(first, dict(metadata), options.media_root)
-        except BadInputError as error:  # the same confinement as infer; the page still shows every row
-            data.notes.append(f"media pictures not shown: {error}")
+        self._metadata = dict(metadata)
+        self._first = first
+        self._root: Path | bool | None = False  # False: not looked up yet (rows without media never need it)
         if options.images is not None:
             self.add_payloads(read_table(options.images).frame)
 
@@ -194,6 +192,17 @@ class _PictureSource:
                 pictures += [p for p in (self._file(rel, row, column) for rel in media_paths(str(row[column]))) if p]
         frames = self._video(row) if not is_missing(row.get("video_path")) else []
         return pictures, frames
+
+    @property
+    def media_root(self) -> Path | None:
+        """The media folder, confined as ``infer`` confines it; None (and a note) when the file's is refused."""
+        if self._root is False:
+            try:
+                self._root = default_media_root(self._first, self._metadata, self.options.media_root)
+            except BadInputError as error:  # the page still shows every row, only without these pictures
+                self._root = None
+                self.data.notes.append(f"media pictures not shown: {error}")
+        return self._root if isinstance(self._root, Path) else None
 
     def _file(self, relative: str, row: Mapping[str, Any], column: str) -> str | None:
         if self.media_root is None:
