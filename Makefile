@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PYTHONDONTWRITEBYTECODE ?= 1
 
-.PHONY: install install-light test lint typecheck schemas demo bench docker airflow-env vllm-env clean
+.PHONY: browser install install-light test lint typecheck schemas demo bench docker airflow-env vllm-env clean
 
 ## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer and dev extras)
 install: .cache/installed
@@ -23,7 +23,7 @@ install-light:
 	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e .
 
 ## test: lint, type check, schema drift check and the whole suite (offline, CPU)
-test: install airflow-env vllm-env
+test: install airflow-env vllm-env browser
 	$(PYTHON) -m ruff check mmbatch tests bench examples tools
 	$(PYTHON) -m mypy mmbatch
 	$(PYTHON) -m pytest -q
@@ -35,12 +35,17 @@ lint: install
 typecheck: install
 	$(PYTHON) -m mypy mmbatch
 
+## browser: Debian's chromium (headless), which the viewer and report tests and the demo's screenshots use
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
+		{ echo "could not install chromium: run 'apt-get install chromium' as root" >&2; exit 1; }
+
 ## schemas: regenerate schemas/*.json from mmbatch/schema/columns.py
 schemas:
 	$(PYTHON) -m mmbatch.schema.export schemas
 
 ## demo: every stage end to end on the bundled examples, into out/demo
-demo: install
+demo: install browser
 	bash examples/demo.sh out/demo
 
 ## bench: the benchmark scripts; figures are printed and recorded in docs/benchmarks.md

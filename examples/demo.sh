@@ -138,5 +138,65 @@ if [[ ${#metrics_files[@]} -eq 0 ]]; then
     echo "no metrics tables in $out: the score step must run before report" >&2
     exit 1
 fi
-python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.html"
-python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.md"
+# --- compare: the tiny model against the reference on the same MMBench rows (paired bootstrap, McNemar's test)
+say "compare: the tiny model against the reference, on the rows both answered"
+compare_args=()
+if [[ -f "$out/mmbench-echo.metrics.hits.parquet" && -f "$out/mmbench.metrics.hits.parquet" ]]; then
+    python3 -m mmbatch compare "$out/mmbench-echo.metrics.hits.parquet" "$out/mmbench.metrics.hits.parquet" \
+        --output "$out/mmbench.compare.json" --bootstrap 1000 --seed 0
+    compare_args=(--compare "$out/mmbench.compare.json")
+fi
+labels=()
+[[ -f "$out/mmbench-echo.metrics.json" ]] && labels=(--label "$out/mmbench-echo.metrics.json=reference (ground truth)")
+python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.html" "${compare_args[@]}" "${labels[@]}"
+python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.md" "${compare_args[@]}" "${labels[@]}"
+
+# --- view: every row with its pictures, prompt, answers, extraction and verdict; MMBench with both models and the
+# judged run side by side, each other benchmark on its own page
+say "view: a per-row viewer of every benchmark (static HTML, open it from disk)"
+mkdir -p "$out/viewer"
+mmbench_views=()
+for candidate in mmbench-echo.metrics.hits.parquet mmbench.metrics.hits.parquet mmbench.judged.tsv; do
+    [[ -f "$out/$candidate" ]] && mmbench_views+=("$out/$candidate")
+done
+[[ ${#mmbench_views[@]} -gt 0 ]] && python3 -m mmbatch view "${mmbench_views[@]}" \
+    --images "$out/mmbench.prepared.parquet" --output "$out/viewer/mmbench.html"
+for hits in "$out"/mme.metrics.hits.parquet "$out"/seedbench*.metrics.hits.parquet; do
+    [[ -f $hits ]] || continue
+    name=$(basename "$hits" .metrics.hits.parquet)
+    python3 -m mmbatch view "$hits" --images "$out/$name.prepared.parquet" --media-root examples/seed/media \
+        --output "$out/viewer/$name.html"
+done
+
+# --- screenshots: the report and the viewer as a person sees them, in headless chromium; a console message fails
+say "screenshots: report and viewer in headless chromium -> $out/*.png"
+shoot() {   # shoot URL PNG WIDTH,HEIGHT
+    local log
+    log=$(chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$out/.chromium" \
+        --enable-logging=stderr --v=0 --virtual-time-budget=8000 --window-size="$3" --screenshot="$2" "$1" 2>&1)
+    if grep -q ":CONSOLE" <<<"$log"; then echo "console messages on $1:" >&2; grep ":CONSOLE" <<<"$log" >&2; exit 1; fi
+    echo "  $2"
+}
+if command -v chromium >/dev/null; then
+    root_uri="file://$(cd "$out" && pwd)"
+    shoot "$root_uri/report.html" "$out/report.png" 1280,2400
+    if [[ -f "$out/viewer/mmbench.html" ]]; then
+        shoot "$root_uri/viewer/mmbench.html" "$out/viewer-list.png" 1280,1000
+        first_judged=$(python3 - "$out/mmbench.judged.tsv" <<'PY'
+import sys
+
+import polars as pl
+
+from mmbatch.tableio import read_table
+
+rows = read_table(sys.argv[1]).frame.filter(pl.col("extract_method") == "judge")
+print(f"mmbench|{rows['split'][0] or ''}|{rows['index'][0]}" if rows.height else "")
+PY
+)
+        [[ -n $first_judged ]] && shoot "$root_uri/viewer/mmbench.html#mi=2&em=judge&row=$first_judged" \
+            "$out/viewer-row.png" 1280,1400
+    fi
+    rm -rf "$out/.chromium"
+else
+    echo "no chromium: 'make browser' installs it (screenshots skipped)"
+fi

@@ -13,6 +13,7 @@ from mmbatch.report.inputs import read_metrics_files
 from mmbatch.report.leaderboard import build_boards
 from mmbatch.tableio import write_table
 from tests.conftest import run_cli
+from tests.support.browser import render, screenshot
 
 L2 = ("attribute_reasoning", "coarse_perception", "finegrained_perception (cross-instance)",
       "finegrained_perception (instance-level)", "logic_reasoning", "relation_reasoning")
@@ -161,28 +162,16 @@ def test_bad_inputs_exit_2(metrics_files: list[Path], tmp_path: Path) -> None:
     assert not (tmp_path / "r.md").exists()
 
 
-def chromium_binary() -> str | None:
-    import shutil
-
-    return next((p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
-
-
-@pytest.mark.skipif(chromium_binary() is None, reason="no chromium binary (apt-get install -y chromium)")
 def test_html_renders_in_headless_chromium(metrics_files: list[Path], tmp_path: Path) -> None:
-    import subprocess
-
     out = tmp_path / "report.html"
     assert run_cli("report", *map(str, metrics_files), "--output", str(out)).returncode == 0
-    browser = [str(chromium_binary()), "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path}/u"]
-    dom = subprocess.run([*browser, "--dump-dom", out.as_uri()], capture_output=True, text=True, timeout=120)
-    assert dom.returncode == 0, dom.stderr[-2000:]
+    rendered = render(out.as_uri(), tmp_path / "profile")
+    assert rendered.console == []
     parser = Structure()
-    parser.feed(dom.stdout)
+    parser.feed(rendered.dom)
     assert [s["svg"] for s in parser.sections] == [2, 1, 1]
-    shot = tmp_path / "shot.png"
-    subprocess.run([*browser, "--window-size=1200,2400", f"--screenshot={shot}", out.as_uri()],
-                   capture_output=True, timeout=120, check=True)
-    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    shot = screenshot(out.as_uri(), tmp_path / "shot.png", tmp_path / "profile", width=1200, height=2400)
+    assert shot.stat().st_size > 20_000
 
 
 def test_markdown_shows_a_model_name_as_text_never_as_html(tmp_path: Path) -> None:
