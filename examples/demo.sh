@@ -160,7 +160,8 @@ for candidate in mmbench-echo.metrics.hits.parquet mmbench.metrics.hits.parquet 
     [[ -f "$out/$candidate" ]] && mmbench_views+=("$out/$candidate")
 done
 [[ ${#mmbench_views[@]} -gt 0 ]] && python3 -m mmbatch view "${mmbench_views[@]}" \
-    --images "$out/mmbench.prepared.parquet" --output "$out/viewer/mmbench.html"
+    --images "$out/mmbench.prepared.parquet" --output "$out/viewer/mmbench.html" \
+    --label "$out/mmbench-echo.metrics.hits.parquet=reference (ground truth)"
 for hits in "$out"/mme.metrics.hits.parquet "$out"/seedbench*.metrics.hits.parquet; do
     [[ -f $hits ]] || continue
     name=$(basename "$hits" .metrics.hits.parquet)

@@ -101,3 +101,20 @@ def test_report_shows_provenance_labels_and_baseline_deltas(runs: dict[str, Path
     assert re.search(r"Δ [^<]+ vs answer", text)
     shot = screenshot(runs["report"].as_uri(), tmp_path / "report.png", tmp_path / "p", width=1100, height=2200)
     assert shot.stat().st_size > 30_000
+
+
+def test_viewer_of_the_real_llava_mmbench_dev_file(shared_data: Path, tmp_path: Path) -> None:
+    """All 4,377 rows of LLaVA-1.5-13B's real MMBench-dev answers, listed and filtered in the browser."""
+    extracted = tmp_path / "llava.extracted.parquet"
+    assert main(["extract", "--input", str(shared_data / "llava15_13b/mmbench/"
+                                           "mmbench_dev_20230712_llava-v1.5-13b_upload.xlsx"),
+                 "--output", str(extracted), "--benchmark", "mmbench", "--no-judge"]) == 0
+    viewer = tmp_path / "llava.html"
+    assert main(["view", str(extracted), "--output", str(viewer)]) == 0
+    rendered = render(viewer.as_uri(), tmp_path / "p")
+    assert rendered.console == []
+    page = Elements(rendered.dom)
+    assert rows_shown(page) == 4377 and page.classes["row"] == 50
+    wrong = pl.read_parquet(extracted).filter(pl.col("extracted") != pl.col("answer")).height
+    assert rows_shown(Elements(render(viewer.as_uri() + "#v=wrong", tmp_path / "p").dom)) == wrong
+    assert rows_shown(Elements(render(viewer.as_uri() + "#v=right&q=python", tmp_path / "p").dom)) > 0

@@ -23,6 +23,7 @@ from mmbatch.errors import BadInputError
 from mmbatch.extract.judge_prompts import mcq_judge_prompt, yes_no_judge_prompt
 from mmbatch.infer.requests import default_media_root
 from mmbatch.media import is_reference, media_paths, resolve_media, split_image_cell
+from mmbatch.report.inputs import display_name
 from mmbatch.row_facts import is_missing, present_options
 from mmbatch.score.hits import HIT, add_hits
 from mmbatch.tableio import read_table
@@ -108,7 +109,7 @@ def _model_name(frame: pl.DataFrame, path: Path, labels: Mapping[str, str]) -> s
     if "model" in frame.columns:
         models = [str(m) for m in frame["model"].drop_nulls().unique(maintain_order=True).to_list()]
         if len(models) == 1:
-            return models[0]
+            return display_name(models[0])
     return path.stem
 
 

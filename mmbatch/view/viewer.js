@@ -91,7 +91,10 @@ function answerCard(name, a, r) {
   if (!a) return `<div class="answer"><h3>${esc(name)}</h3><p class="none">this model has no such row</p></div>`;
   const letters = Object.keys(r.o);
   let extraction = "";
-  if (a.jp) extraction += `<details class="judge-prompt"><summary>judge prompt (${esc(a.jm)})</summary><pre>${esc(a.jp)}</pre></details>`;
+  if (a.jp) {
+    extraction += `<div class="k">judge prompt</div><div><details class="judge-prompt"><summary>${esc(a.jm)}</summary>
+      <pre>${esc(a.jp)}</pre></details></div>`;
+  }
   if (a.jr != null) extraction += `<div class="k">judge reply</div><div><pre class="judge-raw">${esc(a.jr)}</pre></div>`;
   return `<div class="answer" data-model="${esc(name)}"><h3>${esc(name)} ${mark(a)}</h3><div class="kv">
     <div class="k">prediction</div><div><pre class="prediction">${esc(a.pred ?? "")}</pre></div>
@@ -157,6 +160,8 @@ function init() {
   });
   window.addEventListener("hashchange", () => { readHash(); render(); });
   render();
+  // Time from navigation start to the first full render (data parsed, list and row drawn), for docs/benchmarks.md.
+  document.body.dataset.renderMs = String(Math.round(performance.now()));
 }
 window.addEventListener("error", (e) => { document.body.dataset.error = String(e.message); });
 init();
