@@ -295,6 +295,11 @@ class RowJournal:
         _sync_directory(self.dir)
         return path
 
+    def discard_if_empty(self) -> None:
+        """Remove the progress folder when nothing was ever committed to it (a run refused before its first row)."""
+        if self._writer is None and not self._has_progress_files():
+            shutil.rmtree(self.dir, ignore_errors=True)
+
     def close(self) -> None:
         """Remove the progress once the final output has been written."""
         if self._writer is not None:

@@ -74,3 +74,10 @@ def test_extract_refuses_a_stale_output_from_another_input(tmp_path: Path) -> No
     assert main(["extract", "--input", str(second), "--output", str(extracted), "--no-judge"]) == 2
     assert main(["extract", "--input", str(second), "--output", str(extracted), "--no-judge", "--force"]) == 0
     assert set(read_table(extracted).frame["extracted"].to_list()) == {"B"}
+
+
+def test_a_refused_model_leaves_no_progress_folder(tmp_path: Path) -> None:
+    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(2))
+    out = tmp_path / "preds.parquet"
+    assert _infer(prepared, out, "no-such-echo-mode") == 2
+    assert not partial_dir(out).exists()

@@ -114,7 +114,11 @@ def run_infer(options: InferOptions) -> InferSummary:
     backend_settings, tokens = _previous_backend_settings(journal.dir, output), 0
     if todo.height or backend_settings is None:
         refuse_image_rows_without_generator(options.backend, todo, options.input)
-        backend = create_backend(options)
+        try:
+            backend = create_backend(options)
+        except BaseException:
+            journal.discard_if_empty()  # a refused model or server leaves no progress folder behind
+            raise
         backend_settings = backend.settings()
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
