@@ -113,6 +113,8 @@ def resolve_media(root: str | Path, relative: str, *, source: str | Path | None 
     Raises:
         BadInputError: the path escapes the root (``../``, absolute paths, symlinks out) or is missing.
     """
+    if "\x00" in relative:  # the OS cannot open such a name; Path.resolve would raise a ValueError
+        raise BadInputError(f"media path {relative!r} holds a NUL byte", path=source, index=index, column=column)
     base = Path(root).resolve()
     candidate = (base / relative).resolve()
     if Path(relative).is_absolute() or not candidate.is_relative_to(base):

@@ -55,3 +55,12 @@ def test_an_unwritable_output_is_refused_before_any_work(tmp_path: Path, capsys:
     blocker.write_text("x")
     assert _infer(prepared, blocker / "preds.parquet") == 2
     assert "cannot write in" in capsys.readouterr().err
+
+
+def test_an_empty_path_list_and_a_nul_byte_fail_their_row(tmp_path: Path) -> None:
+    frame = prepared_frame(2, copies=1).drop("image").with_columns(
+        pl.Series("image_path", ["[]", "a\x00b.png"]))
+    prepared = write_prepared(tmp_path / "prepared.parquet", frame)
+    assert _infer(prepared, tmp_path / "preds.parquet") == 3
+    errors = read_table(tmp_path / "preds.parquet").frame.sort("index")["error"].to_list()
+    assert "names no file" in errors[0] and "NUL byte" in errors[1]

@@ -166,8 +166,11 @@ class RequestBuilder:
         return int(text), str(payload)
 
     def _paths(self, row: dict[str, Any], column: str) -> list[Path]:
+        relative = media_paths(str(row[column]))
+        if not relative:
+            raise RowError(f"column '{column}': the list names no file (the row would run without its media)")
         try:
-            return [resolve_media(self.media_root, rel, column=column) for rel in media_paths(str(row[column]))]
+            return [resolve_media(self.media_root, rel, column=column) for rel in relative]
         except BadInputError as exc:
             raise RowError(f"column '{column}': {exc.reason}") from exc
 
