@@ -142,3 +142,13 @@ def committed_rows(progress: Path) -> set[int]:
 
 def committed(progress: Path) -> int:
     return len(committed_rows(progress))
+
+
+def test_a_clip_model_that_cannot_load_is_exit_2(prepared, tmp_path, capsys):
+    preds = tmp_path / "preds.parquet"
+    assert main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "echo",
+                 "--model", "answer"]) == 0
+    code = main(["extract", "--input", str(preds), "--output", str(tmp_path / "x.parquet"), "--no-judge",
+                 "--clip-model", str(tmp_path / "no-such-clip"), "--media-root", str(prepared.parent)])
+    assert code == 2
+    assert "--clip-model" in capsys.readouterr().err

@@ -25,6 +25,9 @@ DEFAULT_CLIP_MODEL = "openai/clip-vit-large-patch14"
 class ClipRanker:
     """Embeds pictures with one CLIP-family model and compares them.
 
+    Raises:
+        BadInputError: the model cannot be loaded or embeds no pictures (exit 2, before any row is decided).
+
     Args:
         model: Hugging Face id or local folder of the model.
         batch_size: pictures per forward pass.
@@ -35,10 +38,19 @@ class ClipRanker:
         import torch
         from transformers import AutoModel, AutoProcessor
 
+        from mmbatch.errors import BadInputError
+
         self.device = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
                                    "cpu" if device == "auto" else device)
-        self.processor = AutoProcessor.from_pretrained(model)
-        self.model = AutoModel.from_pretrained(model).to(self.device).eval()
+        try:
+            self.processor = AutoProcessor.from_pretrained(model)
+            self.model = AutoModel.from_pretrained(model).to(self.device).eval()
+        except (OSError, ValueError, KeyError) as exc:
+            first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise BadInputError(f"--clip-model {model!r} cannot be loaded: {first_line}") from exc
+        if not callable(getattr(self.model, "get_image_features", None)):
+            raise BadInputError(f"--clip-model {model!r} ({type(self.model).__name__}) has no get_image_features: "
+                                "choose a CLIP-family model (CLIP, SigLIP...)")
         self.batch_size = batch_size
         self._cache: dict[Path, torch.Tensor] = {}
         self.embedded = 0
