@@ -37,6 +37,11 @@ OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 KEYLESS_PLACEHOLDER = "EMPTY"
 """The key sent to servers that need none (vLLM's convention); the ``openai`` package refuses to run without one."""
+MAX_REPLY_CHARS = 1 << 20
+"""Longest assistant text accepted (a 512-token answer is ~2 KB, a judge's verdict a few bytes): a longer reply is a
+failed row, not a 50 MB cell or cache entry."""
+MAX_MESSAGE_CHARS = 1000
+"""Longest server error message kept in an ``error`` cell or a printed line; the rest is cut and counted."""
 MAX_RETRY_AFTER_S = 300.0
 """A ``Retry-After`` longer than this is capped (a server asking for an hour is treated as asking for 5 minutes)."""
 
@@ -230,6 +235,9 @@ class ChatClient:
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             snippet = self.scrub(repr(content[:80].decode("utf-8", "replace")))
             return _Failure(f"not a chat completion from {self.where}: {snippet}", True)
+        if len(text) > MAX_REPLY_CHARS:
+            return _Failure(f"the reply from {self.where} holds {len(text):,} characters, over the limit of "
+                            f"{MAX_REPLY_CHARS:,} (MAX_REPLY_CHARS)", False)
         usage = data.get("usage")
         try:
             prompt_logprobs = parse_prompt_logprobs(data.get("prompt_logprobs"))
@@ -320,9 +328,12 @@ def parse_prompt_logprobs(value: Any) -> tuple[tuple[int, float | None], ...] | 
 def _error_message(content: bytes) -> str:
     """The ``error.message`` of an OpenAI-style error body, else the start of the body."""
     try:
-        return str(json.loads(content)["error"]["message"])
+        message = str(json.loads(content)["error"]["message"])
     except (ValueError, KeyError, TypeError):
         return repr(content[:200].decode("utf-8", "replace"))
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = f"{message[:MAX_MESSAGE_CHARS]}... ({len(message) - MAX_MESSAGE_CHARS:,} more characters cut)"
+    return message
 
 
 def parse_retry_after(value: str | None) -> float | None:

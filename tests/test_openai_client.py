@@ -178,3 +178,19 @@ def test_key_is_scrubbed_and_not_in_repr() -> None:
     assert secret not in client.scrub(f"Incorrect API key provided: {secret}")
     assert "SECRET" not in client.scrub("Incorrect API key provided: sk-proj-abc***RET")
     asyncio.run(client.aclose())
+
+
+def test_an_oversized_reply_fails_once_naming_the_limit() -> None:
+    from mmbatch.openai_client import MAX_REPLY_CHARS
+
+    with OpenAIServer(ServerScript(reply="x" * (MAX_REPLY_CHARS + 1))) as server:
+        with pytest.raises(ChatCallError, match="MAX_REPLY_CHARS"):
+            _chat(_settings(server))
+        assert len(server.chat_requests) == 1  # not retried: the same prompt would get the same reply
+
+
+def test_a_huge_error_message_is_cut() -> None:
+    from mmbatch.openai_client import MAX_MESSAGE_CHARS, _error_message
+
+    said = _error_message(b'{"error": {"message": "' + b"e" * 50_000 + b'"}}')
+    assert len(said) < MAX_MESSAGE_CHARS + 60 and "49,000 more characters cut" in said
