@@ -27,14 +27,33 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 
+def scaled_prepared(rows: int, folder: Path) -> Path:
+    """A prepared file of ``rows`` rows: questions of 4 circular copies, each question with the same small PNG.
+
+    Built by repeating one question of :func:`tests.support.prepared_files.prepared_frame` (whose image sizes grow
+    with the question number, which would make the cost per row grow with the file for the wrong reason).
+    """
+    import polars as pl
+
+    from tests.support.prepared_files import prepared_frame, write_prepared
+
+    template = prepared_frame(1, copies=4)
+    questions = rows // 4
+    frame = pl.concat([template] * questions)
+    question = pl.int_range(1, questions + 1, eager=True).repeat_by(4).explode()
+    copy = pl.Series([0, 1, 2, 3] * questions)
+    frame = frame.with_columns(
+        (question + copy * 1_000_000).alias("index"), question.alias("g_index"),
+        pl.when(copy == 0).then(pl.col("image")).otherwise(question.cast(pl.String)).alias("image"))
+    return write_prepared(folder / "prepared.parquet", frame)
+
+
 def one_size(rows: int, folder: Path) -> dict[str, float]:
     """Build, run and rerun ``rows`` rows in this process; the figures as a dict."""
     from mmbatch.infer.settings import InferOptions
     from mmbatch.infer.stage import run_infer
     from mmbatch.journal import committed_rows, partial_dir
-    from tests.support.prepared_files import prepared_frame, write_prepared
-
-    prepared = write_prepared(folder / "prepared.parquet", prepared_frame(rows // 4, copies=4))
+    prepared = scaled_prepared(rows, folder)
     output = folder / "preds.parquet"
     progress_bytes = 0
     import mmbatch.journal as journal_module
@@ -64,15 +83,13 @@ def openai_rate(rows: int, concurrency: int) -> str:
     """Rows per second of ``infer --backend openai`` against :mod:`bench.fast_chat_server` (its own process)."""
     from mmbatch.infer.settings import InferOptions
     from mmbatch.infer.stage import run_infer
-    from tests.support.prepared_files import prepared_frame, write_prepared
-
     server = subprocess.Popen([sys.executable, str(REPO_ROOT / "bench" / "fast_chat_server.py")],
                               stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         port = int(server.stdout.readline().split()[1])
         with tempfile.TemporaryDirectory(prefix="bench-infer-openai-") as folder:
-            prepared = write_prepared(Path(folder) / "prepared.parquet", prepared_frame(rows // 4, copies=4))
+            prepared = scaled_prepared(rows, Path(folder))
             start, cpu = time.perf_counter(), time.process_time()
             summary = run_infer(InferOptions(input=prepared, output=Path(folder) / "preds.parquet", backend="openai",
                                              model="local-model", base_url=f"http://127.0.0.1:{port}/v1",

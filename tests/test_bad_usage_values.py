@@ -38,3 +38,12 @@ def test_a_negative_index_is_its_own_circular_group() -> None:
     frame = pl.DataFrame({"index": [-5, 999_995, 1_999_995, 7]})
     groups = frame.select(group_index(frame.columns, "circular-offset"))["g_index"].to_list()
     assert groups == [-5, 999_995, 999_995, 7]
+
+
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "http://[::1/v1", "http://host:99999/v1", "http:// x/v1"])
+def test_a_malformed_judge_url_is_exit_2(url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    predictions = tmp_path / "pred.tsv"
+    predictions.write_text("index\tquestion\tA\tB\tanswer\tprediction\n1\tWhich?\tcat\tdog\tA\tno idea\n", "utf-8")
+    code = main(["extract", "--input", str(predictions), "--output", str(tmp_path / "out.tsv"), "--benchmark",
+                 "mmbench", "--judge-base-url", url])
+    assert code == 2 and "malformed" in capsys.readouterr().err

@@ -35,3 +35,17 @@ def test_an_empty_reply_is_not_cached_for_good(tmp_path: Path) -> None:
     cache = JudgeCache(tmp_path / "cache.sqlite")
     cache.put("judge", "prompt", 1, 0.0, "  ")
     assert cache.get("judge", "prompt", 1, 0.0) is None and len(cache) == 0
+
+
+def test_a_foreign_replies_table_is_refused_clearly(tmp_path: Path) -> None:
+    import sqlite3
+
+    import pytest
+
+    from mmbatch.errors import BadInputError
+
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE replies (id INTEGER, body TEXT)")
+    with pytest.raises(BadInputError, match="not an mmbatch judge cache"):
+        JudgeCache(path)

@@ -11,7 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.tiny_tokenizer import IDEFICS3_CHAT_TEMPLATE, LLAVA_CHAT_TEMPLATE, train_tokenizer
+from tests.support.tiny_tokenizer import (
+    BOS_LLAVA_CHAT_TEMPLATE,
+    IDEFICS3_CHAT_TEMPLATE,
+    LLAVA_CHAT_TEMPLATE,
+    train_tokenizer,
+)
 
 WEIGHT_SCALE = 0.1
 """Standard deviation of the random weights: larger than the usual 0.02 so that answers and option scores differ
@@ -53,13 +58,15 @@ TINY_LLAVA = LlavaShape()
 """The test model: 4 image tokens, 2 + 2 layers, a few hundred thousand parameters."""
 
 
-def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None):
+def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None, bos_template: bool = False):
     """Make a random-weight LLaVA and its processor in memory.
 
     Args:
         shape: Its size.
         seed: Seed of the random weights.
         dtype: ``torch.dtype`` of the weights (float32 when None).
+        bos_template: A tokenizer that adds BOS like Llama's and a chat template that writes BOS itself (the pair
+            that doubles BOS when a processor is called with its default ``add_special_tokens=True``).
 
     Returns:
         ``(model, processor)``.
@@ -74,13 +81,13 @@ def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None):
         LlavaProcessor,
     )
 
-    tokenizer = train_tokenizer(["<image>"])
+    tokenizer = train_tokenizer(["<image>"], add_bos=bos_template)
     size = shape.image_size
     image_processor = CLIPImageProcessorPil(size={"shortest_edge": size}, crop_size={"height": size, "width": size})
     processor = LlavaProcessor(
         image_processor=image_processor, tokenizer=tokenizer, patch_size=shape.patch_size,
         vision_feature_select_strategy="default", num_additional_image_tokens=1,
-        chat_template=LLAVA_CHAT_TEMPLATE,
+        chat_template=BOS_LLAVA_CHAT_TEMPLATE if bos_template else LLAVA_CHAT_TEMPLATE,
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
@@ -118,6 +125,13 @@ def build_tiny_llava(directory: Path, *, seed: int = 0) -> Path:
         ``directory``, loadable with ``AutoProcessor`` and ``AutoModelForImageTextToText``.
     """
     model, processor = build_llava(TINY_LLAVA, seed=seed)
+    _save(model, processor, directory)
+    return directory
+
+
+def build_tiny_llava_bos(directory: Path, *, seed: int = 0) -> Path:
+    """The tiny LLaVA with a BOS-adding tokenizer and a template that starts with BOS (see :func:`build_llava`)."""
+    model, processor = build_llava(TINY_LLAVA, seed=seed, bos_template=True)
     _save(model, processor, directory)
     return directory
 
@@ -233,7 +247,7 @@ def save_with_published_names(model, processor, directory: Path) -> None:
     save_file(renamed, weights_file, metadata={"format": "pt"})
 
 
-BUILDERS = {"llava": build_tiny_llava, "idefics3": build_tiny_idefics3, "vllm-llava": build_vllm_llava}
+BUILDERS = {"llava": build_tiny_llava, "llava-bos": build_tiny_llava_bos, "idefics3": build_tiny_idefics3, "vllm-llava": build_vllm_llava}
 """Architecture name -> builder."""
 
 

@@ -44,12 +44,17 @@ IDEFICS3_CHAT_TEMPLATE = (
 """Idefics3's conversation format: ``<|im_start|>User:<image>{text}<end_of_utterance>\\nAssistant:``."""
 
 
-def train_tokenizer(special_tokens: list[str], vocab_size: int = 400):
+BOS_LLAVA_CHAT_TEMPLATE = "{{ bos_token }}" + LLAVA_CHAT_TEMPLATE
+"""LLaVA's format behind a BOS the template writes itself, as Gemma 3, Idefics3, Mllama and Mistral 3 templates do."""
+
+
+def train_tokenizer(special_tokens: list[str], vocab_size: int = 400, *, add_bos: bool = False):
     """Train a byte-level BPE tokenizer on :data:`TRAINING_TEXT` and wrap it for ``transformers``.
 
     Args:
         special_tokens: Tokens kept whole (begin/end of sequence, padding, image placeholders...).
         vocab_size: Target vocabulary size, special tokens included.
+        add_bos: Prepend ``<s>`` when encoding with special tokens, as Llama's and Gemma's tokenizers do.
 
     Returns:
         A ``PreTrainedTokenizerFast`` with ``<s>``, ``</s>`` and ``<pad>`` as bos, eos and pad tokens.
@@ -67,6 +72,12 @@ def train_tokenizer(special_tokens: list[str], vocab_size: int = 400):
         show_progress=False,
     )
     core.train_from_iterator(TRAINING_TEXT, trainer=trainer)
+    if add_bos:
+        from tokenizers import processors
+
+        bos_id = core.token_to_id("<s>")
+        core.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A <s> $B",
+                                                            special_tokens=[("<s>", bos_id)])
     return PreTrainedTokenizerFast(
         tokenizer_object=core, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
         additional_special_tokens=special_tokens, padding_side="left",

@@ -44,11 +44,26 @@ def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]]
     """
     # Left padding keeps every row's last prompt token at the end, where generation continues.
     processor.tokenizer.padding_side = "left"
+    special = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, texts) else {}
     if any(images):
-        inputs = processor(text=list(texts), images=[list(row) for row in images], padding=True, return_tensors="pt")
+        inputs = processor(text=list(texts), images=[list(row) for row in images], padding=True, return_tensors="pt",
+                           **special)
     else:
-        inputs = processor(text=list(texts), padding=True, return_tensors="pt")
+        inputs = processor(text=list(texts), padding=True, return_tensors="pt", **special)
+    # Some processors (PaliGemma) return training labels; passed on, the model would compute a loss on them.
+    inputs.pop("labels", None)
     return inputs.to(device=device, dtype=dtype)
+
+
+def template_has_bos(tokenizer: Any, texts: Sequence[str]) -> bool:
+    """Whether the chat template already wrote the BOS token at the start of every text.
+
+    The tokenizer would add a second one (Gemma 3, Idefics3, Mllama, Mistral 3, Aya Vision templates start with
+    ``{{ bos_token }}``), which changes answers and likelihoods. This is the rule of the model's own
+    ``apply_chat_template(tokenize=True)``: no special tokens are added when the text starts with BOS.
+    """
+    bos = getattr(tokenizer, "bos_token", None)
+    return bool(bos) and bool(texts) and all(text.startswith(bos) for text in texts)
 
 
 def uniform_batches(requests: Sequence[Request], batch_size: int) -> Iterator[list[Request]]:
