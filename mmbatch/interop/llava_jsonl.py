@@ -24,10 +24,10 @@ from mmbatch.interop.rows import (
     PROMPT_FROM_SOURCE,
     ImportOptions,
     ImportResult,
-    circular_group,
     default_model,
     finish_rows,
 )
+from mmbatch.row_facts import group_index
 from mmbatch.tableio import READ_FORMATS, read_table
 
 ANSWER_FIELDS = ("question_id", "prompt", "text")
@@ -74,7 +74,7 @@ def table_frame(answers: list[dict[str, Any]], table_path: Path, benchmark: str,
     questions = questions.drop([c for c in ("image", "prediction", "prompt", "model") if c in questions.columns])
     frame = questions.join(answered, on="index", how="inner", maintain_order="left")
     if "g_index" not in frame.columns:
-        frame = frame.with_columns(circular_group(pl.col("index")))
+        frame = frame.with_columns(group_index(frame.columns, "circular-offset"))
     if "benchmark" not in frame.columns:
         frame = frame.with_columns(pl.lit(benchmark).alias("benchmark"))
     return frame

@@ -26,9 +26,6 @@ IMPORTED_TEMPLATE = "imported"
 PROMPT_FROM_SOURCE = "recorded by the source tool"
 PROMPT_FROM_QUESTION = "question text (the source does not record the rendered prompt)"
 
-CIRCULAR_OFFSET = 1_000_000
-"""Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
-
 
 @dataclass(frozen=True)
 class ImportOptions:
@@ -147,11 +144,6 @@ def order_columns(frame: pl.DataFrame) -> pl.DataFrame:
         ordered += [o for o in options if o not in ordered]
     ordered += [c for c in frame.columns if c not in ordered]
     return frame.select(ordered)
-
-
-def circular_group(index: pl.Expr) -> pl.Expr:
-    """``g_index`` of MMBench-style rows without their own: ``index % 1e6`` (protocols.md §1)."""
-    return (index % CIRCULAR_OFFSET).alias("g_index")
 
 
 def require_columns(frame: pl.DataFrame, names: tuple[str, ...], *, path: Path, what: str) -> None:

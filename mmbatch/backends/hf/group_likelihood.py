@@ -20,8 +20,7 @@ from mmbatch.backends.hf.group_prefix import (
     image_token_ids,
     same_group,
 )
-from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits
-from mmbatch.backends.hf.likelihood_batch import _option_pass
+from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import encode
 
@@ -83,7 +82,7 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: l
                   for number, tokens in enumerate(row_options) if len(tokens) > 1]
         rest: dict[tuple[int, int], float] = {}
         if longer:
-            sums = _option_pass(loaded, rows_pass.past_key_values, prompt_mask, prompt_lengths,
+            sums = batched_option_pass(loaded, rows_pass.past_key_values, prompt_mask, prompt_lengths,
                                 [row for row, _ in longer], [options[row][number] for row, number in longer])
             rest = dict(zip(longer, sums, strict=True))
     return [

@@ -163,3 +163,22 @@ def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images:
     logprobs = torch.log_softmax(logits.float(), dim=-1)
     picked = logprobs.gather(-1, input_ids[-count:].unsqueeze(-1)).sum().item()
     return OptionScore(picked, count)
+
+
+def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, prompt_lengths: Any, rows: list[int],
+                        options: list[list[int]]) -> list[float]:
+    """Score tokens 2.. of each option on its row's cached prompt (rows of a batched cache, the prompt pass's or a
+    group's); returns one sum per option. Shared by the row batches and the group prefix passes."""
+    import torch
+
+    inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
+    width = inputs.shape[1]
+    row_index = torch.tensor(rows, device=loaded.device)
+    cache.batch_select_indices(row_index)
+    attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
+    positions = prompt_lengths[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
+    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, position_ids=positions,
+                           past_key_values=cache, use_cache=True)
+    logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
+    picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1) * option_mask
+    return picked.sum(dim=1).tolist()

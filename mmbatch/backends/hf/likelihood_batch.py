@@ -15,7 +15,7 @@ from typing import Any
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.boundaries import split_continuation
 from mmbatch.backends.hf.group_prefix import SharingCounts
-from mmbatch.backends.hf.likelihood import OptionScore, keep_last_logits, option_tensors, score_request
+from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits, score_request
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
@@ -103,7 +103,7 @@ def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]]
                   for number, tokens in enumerate(row_options) if len(tokens) > 1]
         rest: dict[tuple[int, int], float] = {}
         if longer:
-            sums = _option_pass(loaded, prompt_pass.past_key_values, prompt_mask, prompt_lengths,
+            sums = batched_option_pass(loaded, prompt_pass.past_key_values, prompt_mask, prompt_lengths,
                                 [row for row, _ in longer], [options[row][number] for row, number in longer])
             rest = dict(zip(longer, sums, strict=True))
     return [
@@ -111,21 +111,3 @@ def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]]
          for number, tokens in enumerate(row_options)]
         for row, row_options in enumerate(options)
     ]
-
-
-def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, prompt_lengths: Any, rows: list[int],
-                 options: list[list[int]]) -> list[float]:
-    """Score tokens 2.. of each option on its row's cached prompt; returns one sum per option."""
-    import torch
-
-    inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
-    width = inputs.shape[1]
-    row_index = torch.tensor(rows, device=loaded.device)
-    cache.batch_select_indices(row_index)
-    attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
-    positions = prompt_lengths[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
-    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, position_ids=positions,
-                           past_key_values=cache, use_cache=True)
-    logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
-    picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1) * option_mask
-    return picked.sum(dim=1).tolist()

@@ -15,9 +15,10 @@ import polars as pl
 
 from mmbatch.media import MAX_REFERENCE_LENGTH
 from mmbatch.prompts import is_missing
+from mmbatch.row_facts import CIRCULAR_OFFSET
 from mmbatch.schema.columns import option_columns
 
-COPY_OFFSET = 1_000_000
+COPY_OFFSET = CIRCULAR_OFFSET
 """Copy k of question i has index ``i + k * COPY_OFFSET`` in the VLMEvalKit files; the group key is index mod this."""
 
 def group_keys(frame: pl.DataFrame) -> pl.Series:
