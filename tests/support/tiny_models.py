@@ -247,7 +247,8 @@ def save_with_published_names(model, processor, directory: Path) -> None:
     save_file(renamed, weights_file, metadata={"format": "pt"})
 
 
-BUILDERS = {"llava": build_tiny_llava, "llava-bos": build_tiny_llava_bos, "idefics3": build_tiny_idefics3, "vllm-llava": build_vllm_llava}
+BUILDERS = {"llava": build_tiny_llava, "llava-bos": build_tiny_llava_bos, "idefics3": build_tiny_idefics3,
+            "vllm-llava": build_vllm_llava}
 """Architecture name -> builder."""
 
 
