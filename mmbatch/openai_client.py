@@ -121,6 +121,7 @@ class ChatClient:
     def __init__(self, settings: ClientSettings, *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.settings = settings
         self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL).rstrip("/")
+        check_base_url(self.base_url)
         self.where = "the official OpenAI API" if self.base_url == OFFICIAL_BASE_URL else self.base_url
         """The server, for messages."""
         self._client: Any = None
@@ -291,6 +292,25 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def check_base_url(url: str) -> None:
+    """Refuse a base URL that no HTTP client can use, with the reason (a typo must not become a traceback).
+
+    Raises:
+        BadInputError: no ``http``/``https`` scheme, no host, a bad port, or spaces.
+    """
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018  (parsing the port raises for a non-numeric or out-of-range one)
+    except ValueError as exc:
+        raise BadInputError(f"the base URL {url!r} is malformed ({exc}); expected e.g. http://localhost:8000/v1") \
+            from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
+        raise BadInputError(f"the base URL {url!r} is malformed: it needs http:// or https://, a host, and no "
+                            "spaces, e.g. http://localhost:8000/v1")
 
 
 def _token_count(usage: Any, name: str) -> int:

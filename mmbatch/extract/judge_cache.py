@@ -36,6 +36,10 @@ CREATE TABLE IF NOT EXISTS replies (
 """
 
 
+_COLUMNS = ["model", "prompt_sha256", "attempt", "temperature", "prompt", "reply", "prompt_tokens",
+            "completion_tokens", "created_at"]
+
+
 @dataclass(frozen=True)
 class CachedReply:
     """A judge reply stored earlier."""
@@ -64,8 +68,13 @@ class JudgeCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")  # committed replies survive a killed process
             self._db.execute(_SCHEMA)
+            columns = [row[1] for row in self._db.execute("PRAGMA table_info(replies)")]
         except (sqlite3.Error, OSError) as exc:
             raise BadInputError(f"cannot open the judge cache ({exc})", path=self.path) from exc
+        if columns != _COLUMNS:
+            self._db.close()
+            raise BadInputError("this SQLite file has a 'replies' table that is not an mmbatch judge cache (columns "
+                                f"{', '.join(columns)}); give another --judge-cache", path=self.path)
 
     def get(self, model: str, prompt: str, attempt: int, temperature: float) -> CachedReply | None:
         """The stored reply for this exact request, or None."""
