@@ -63,7 +63,9 @@ def template_has_bos(tokenizer: Any, texts: Sequence[str]) -> bool:
     ``apply_chat_template(tokenize=True)``: no special tokens are added when the text starts with BOS.
     """
     bos = getattr(tokenizer, "bos_token", None)
-    return bool(bos) and bool(texts) and all(text.startswith(bos) for text in texts)
+    if not isinstance(bos, str) or not bos:
+        return False
+    return bool(texts) and all(text.startswith(bos) for text in texts)
 
 
 def uniform_batches(requests: Sequence[Request], batch_size: int) -> Iterator[list[Request]]:
