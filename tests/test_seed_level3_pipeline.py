@@ -152,3 +152,18 @@ def test_a_clip_model_that_cannot_load_is_exit_2(prepared, tmp_path, capsys):
                  "--clip-model", str(tmp_path / "no-such-clip"), "--media-root", str(prepared.parent)])
     assert code == 2
     assert "--clip-model" in capsys.readouterr().err
+
+
+def test_an_unreadable_picture_fails_only_its_row(prepared, tmp_path):
+    preds, extracted = tmp_path / "preds.parquet", tmp_path / "extracted.parquet"
+    assert main(["infer", "--input", str(prepared), "--output", str(preds), "--backend", "echo",
+                 "--model", "answer"]) == 0
+    (tmp_path / "preds.images" / "1.png").write_bytes(b"not a png")
+    code = main(["extract", "--input", str(preds), "--output", str(extracted), "--no-judge",
+                 "--clip-model", str(tiny_clip()), "--clip-batch-size", "3", "--media-root", str(prepared.parent)])
+    assert code == 3
+    rows = read_table(extracted).frame.sort("index")
+    assert rows["extract_method"].to_list() == ["clip", "error", "clip", "clip", "clip", "clip"]
+    assert "1.png" in rows["error"][1] or "identify" in rows["error"][1]
+    assert rows.filter(pl.col("extract_method") == "clip")["extracted"].to_list() == \
+        rows.filter(pl.col("extract_method") == "clip")["answer"].to_list()

@@ -12,6 +12,7 @@ and takes no part in the choice.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,24 @@ def decide_by_clip(rows: Sequence[Mapping[str, Any]], ranker: ClipRanker, *, pre
     with progress(f"clip {ranker.settings()['model']}", total=len(rows), unit="rows") as bar:
         for start in range(0, len(rows), ranker.batch_size):
             batch = rows[start:start + ranker.batch_size]
+            _embed_together(batch, ranker, predictions, media_root)
             commit([(int(row["index"]), _outcome(row, ranker, predictions, media_root)) for row in batch])
             bar.advance(len(batch))
+
+
+def _embed_together(rows: Sequence[Mapping[str, Any]], ranker: ClipRanker, predictions: Path,
+                    media_root: Path) -> None:
+    """Embed the pictures of several rows in shared forward passes (the ranker caches them for :func:`_outcome`)."""
+    files: list[Path] = []
+    for row in rows:
+        try:
+            generated, options = _files(row, predictions, media_root)
+        except BadInputError:
+            continue  # the row fails on its own in _outcome
+        files += [generated, *options]
+    # a picture that cannot be read: each row then embeds its own, and only that row fails
+    with contextlib.suppress(OSError, ValueError):
+        ranker.embed(files)
 
 
 def _outcome(row: Mapping[str, Any], ranker: ClipRanker, predictions: Path, media_root: Path) -> Outcome:

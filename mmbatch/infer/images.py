@@ -3,9 +3,8 @@
 Every run and every shard of one output writes into the same folder, ``NAME.images/`` next to ``--output``, as
 ``<index>.png``; the predictions file names each row's picture relative to its own folder (``generated_image``), so
 shard files and the merged file beside them all point at the same pictures (``merge`` rewrites the paths when it
-writes elsewhere). A picture is written atomically before
-its row is committed: a run killed between the two leaves a picture whose row is run again and overwrites it, and
-never a committed row without its picture.
+writes elsewhere). A picture is written atomically before its row is committed: a run killed between the two leaves
+a picture whose row is run again and overwrites it, and never a committed row without its picture.
 """
 
 from __future__ import annotations
@@ -18,6 +17,9 @@ import polars as pl
 
 from mmbatch.backends.base import Result
 from mmbatch.tableio import atomic_path
+
+GENERATED_IMAGE = "generated_image"
+"""The predictions column naming each row's picture."""
 
 
 def images_folder(output: Path) -> Path:
@@ -53,5 +55,3 @@ def rebase_generated_images(rows: pl.DataFrame, sources: Sequence[Path], output:
              for name, position in zip(rows[GENERATED_IMAGE], rows["_input"], strict=True)]
     return rows.with_columns(pl.Series(GENERATED_IMAGE, paths, dtype=pl.String))
 
-
-GENERATED_IMAGE = "generated_image"

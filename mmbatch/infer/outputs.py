@@ -27,6 +27,7 @@ PREDICTION_NAMES: tuple[str, ...] = tuple(c.name for c in PREDICTION_COLUMNS)
 PREDICTION_SCHEMA: dict[str, pl.DataType] = {"index": pl.Int64(), **{
     c.name: polars_type(c.dtype) for c in PREDICTION_COLUMNS}}
 GENERATED_IMAGE = "generated_image"
+"""Written only by files with generate-image rows (mmbatch.infer.images)."""
 DROPPED_COLUMNS = ("image",)
 """Input columns an ``infer`` output does not carry (the image payload, contract.md)."""
 
