@@ -167,3 +167,11 @@ def test_an_unreadable_picture_fails_only_its_row(prepared, tmp_path):
     assert "1.png" in rows["error"][1] or "identify" in rows["error"][1]
     assert rows.filter(pl.col("extract_method") == "clip")["extracted"].to_list() == \
         rows.filter(pl.col("extract_method") == "clip")["answer"].to_list()
+
+
+def test_a_backend_without_pictures_is_refused_for_a_file_of_picture_rows(prepared, tmp_path, capsys):
+    code = main(["infer", "--input", str(prepared), "--output", str(tmp_path / "p.parquet"), "--backend", "vllm",
+                 "--model", str(tmp_path / "no-model")])
+    assert code == 2  # before any engine starts: vllm need not even be installed
+    message = capsys.readouterr().err
+    assert "generate-image" in message and "vllm" in message
