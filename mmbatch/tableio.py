@@ -26,6 +26,12 @@ from mmbatch.secret_values import scrub_frame, scrub_value
 
 METADATA_KEY = b"mmbatch"
 READ_FORMATS = (".tsv", ".parquet", ".xlsx")
+MAX_COLUMNS = 10_000
+"""Most columns a TSV may have (stage files have ~30; a million-column file took 339 s and 7.9 GB in prepare)."""
+MAX_HEADER_BYTES = 4 << 20
+"""Longest TSV header line read."""
+MAX_XLSX_UNPACKED_BYTES = 4 << 30
+"""Largest unpacked size of an xlsx file (VLMEvalKit's largest prediction files unpack to a few hundred MB)."""
 WRITE_FORMATS = (".tsv", ".parquet")
 
 @dataclass
@@ -93,10 +99,16 @@ def _read_parquet(path: Path) -> Table:
 
 def _read_tsv(path: Path) -> pl.DataFrame:
     with path.open("rb") as handle:
+        header = handle.readline(MAX_HEADER_BYTES + 1)
         try:
-            handle.readline().decode("utf-8")
+            header.decode("utf-8")
         except UnicodeDecodeError:
             _check_utf8(path)  # polars reads column names lossily, so a bad header must be caught here
+    columns = header.count(b"\t") + 1
+    if len(header) > MAX_HEADER_BYTES or columns > MAX_COLUMNS:
+        raise BadInputError(f"the header holds {'over ' if len(header) > MAX_HEADER_BYTES else ''}{columns:,} "
+                            f"columns or {len(header):,} bytes, over the limits of {MAX_COLUMNS:,} columns "
+                            f"(MAX_COLUMNS) and {MAX_HEADER_BYTES:,} bytes", path=path)
     try:
         return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"')
     except pl.exceptions.ComputeError:
@@ -136,11 +148,30 @@ def _check_utf8(path: Path, chunk_size: int = 1 << 24) -> None:
 
 
 def _read_xlsx(path: Path) -> pl.DataFrame:
+    _check_unpacked_size(path)
     try:
         frame = pl.read_excel(path, infer_schema_length=0)
-    except Exception as exc:
+    except BaseException as exc:  # the Rust reader panics (PanicException derives from BaseException) on bad files
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
         raise BadInputError(f"not a readable xlsx file ({_first_line(exc)})", path=path) from exc
     return frame.with_columns(pl.col(c).cast(pl.String) for c in frame.columns)
+
+
+def _check_unpacked_size(path: Path) -> None:
+    """Refuse an xlsx (a zip) that unpacks to more than :data:`MAX_XLSX_UNPACKED_BYTES`: a zip bomb of 2 MB that
+    unpacks to 2 GB took 6.4 GB of memory before the reader gave up."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            unpacked = sum(item.file_size for item in archive.infolist())
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise BadInputError(f"not a readable xlsx file ({exc})", path=path) from exc
+    if unpacked > MAX_XLSX_UNPACKED_BYTES:
+        raise BadInputError(f"the xlsx file unpacks to {unpacked:,} bytes, over the limit of "
+                            f"{MAX_XLSX_UNPACKED_BYTES:,} (MAX_XLSX_UNPACKED_BYTES); save it as TSV or Parquet",
+                            path=path)
 
 
 def _first_line(exc: BaseException) -> str:

@@ -47,3 +47,36 @@ def test_a_malformed_judge_url_is_exit_2(url: str, tmp_path: Path, capsys: pytes
     code = main(["extract", "--input", str(predictions), "--output", str(tmp_path / "out.tsv"), "--benchmark",
                  "mmbench", "--judge-base-url", url])
     assert code == 2 and "malformed" in capsys.readouterr().err
+
+
+def test_a_tsv_with_too_many_columns_is_refused_naming_the_limit(tmp_path: Path,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    wide = tmp_path / "wide.tsv"
+    wide.write_text("\t".join(f"c{i}" for i in range(10_001)) + "\n" + "\t".join("x" * 10_001) + "\n")
+    assert main(["validate", str(wide)]) == 2
+    assert "MAX_COLUMNS" in capsys.readouterr().err
+
+
+def test_an_xlsx_zip_bomb_is_refused_before_it_is_unpacked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import zipfile
+
+    import mmbatch.tableio as tableio
+
+    monkeypatch.setattr(tableio, "MAX_XLSX_UNPACKED_BYTES", 1 << 20)  # the real limit is 4 GiB: too big to build here
+    bomb = tmp_path / "preds.xlsx"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("xl/worksheets/sheet1.xml", b"\0" * (8 << 20))
+    assert bomb.stat().st_size < 100_000
+    assert main(["extract", "--input", str(bomb), "--output", str(tmp_path / "out.tsv"), "--benchmark", "mmbench",
+                 "--no-judge"]) == 2
+    assert "MAX_XLSX_UNPACKED_BYTES" in capsys.readouterr().err
+
+
+def test_an_mme_tool_file_linked_to_dev_zero_is_not_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "Your_Results"
+    folder.mkdir()
+    (folder / "count.txt").symlink_to("/dev/zero")
+    assert main(["import", "--format", "mme-eval-tool", "--input", str(folder), "--output",
+                 str(tmp_path / "p.parquet")]) == 2
+    assert "MAX_TOOL_FILE_BYTES" in capsys.readouterr().err

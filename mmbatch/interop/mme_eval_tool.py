@@ -29,6 +29,10 @@ SUBTASK_PART: dict[str, str] = {task: str(part_of(task)) for task in SUBTASKS}
 """Subtask -> ``perception`` or ``cognition`` (the ``l2-category`` of MME rows), in the official tool's order."""
 
 
+MAX_TOOL_FILE_BYTES = 64 << 20
+"""Largest MME tool file read (the official ones are under 1 MB; a link to /dev/zero is refused, not read)."""
+
+
 def subtask_files(folder: Path) -> list[Path]:
     """The folder's ``<subtask>.txt`` files in the official order.
 
@@ -57,6 +61,9 @@ def read_tool_lines(path: Path, fields: tuple[int, ...] = (4,)) -> list[list[str
     Raises:
         BadInputError: a line does not have ``fields`` fields (the tool would crash on it), naming the line.
     """
+    if not path.is_file() or path.stat().st_size > MAX_TOOL_FILE_BYTES:
+        raise BadInputError(f"not a regular file of at most {MAX_TOOL_FILE_BYTES:,} bytes (MAX_TOOL_FILE_BYTES); "
+                            "an MME subtask file is a few hundred KB", path=path)
     try:
         with path.open(encoding="utf-8") as handle:
             lines = handle.readlines()
