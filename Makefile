@@ -48,8 +48,9 @@ schemas:
 demo: install browser
 	bash examples/demo.sh out/demo
 
-## bench: the benchmark scripts; figures are printed and recorded in docs/benchmarks.md
-bench: install
+## bench: the benchmark scripts; figures are printed and recorded in docs/benchmarks.md (vllm-env: for the
+## vllm vs hf figures of bench_throughput.py)
+bench: install vllm-env
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PYTHON) $$script || exit 1; done
 
 ## docker: build the `full` and `light` images, tagged with the mmbatch version and as light/full (needs Docker)
