@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 from mmbatch.backends.base import Request
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.group_prefix import (
     PlannedGroup,
     SharingCounts,
     common_prefix,
-    has_multimodal_positions,
     image_token_ids,
     same_group,
 )
@@ -104,8 +104,7 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
             end += 1
         group = rows[position:end]
         position = end
-        why = "single row" if len(group) == 1 else (
-            "multimodal rotary positions" if has_multimodal_positions(loaded.model) else None)
+        why = "single row" if len(group) == 1 else cache_reuse_blocker(loaded.model)
         plan = None
         if why is None:
             plan = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)

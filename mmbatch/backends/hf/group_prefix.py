@@ -19,9 +19,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from mmbatch.backends.base import Request, Result
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.generation import answer_tokens, eos_ids, generate_batch, generation_config
 from mmbatch.backends.hf.likelihood import keep_last_logits
 from mmbatch.backends.hf.loading import LoadedModel
@@ -95,11 +95,6 @@ def image_token_ids(loaded: LoadedModel) -> set[int] | None:
     return known or None
 
 
-def has_multimodal_positions(model: Any) -> bool:
-    """Whether the model computes rotary positions from the whole multimodal sequence (Qwen2-VL's M-RoPE)."""
-    return any(hasattr(part, "get_rope_index") for part in (model, getattr(model, "model", None)) if part is not None)
-
-
 def common_prefix(tokens: list[list[int]]) -> int:
     """Length of the longest prefix all token lists share, leaving at least one token of each."""
     limit = min(len(row) for row in tokens) - 1
@@ -144,8 +139,8 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     reason = None
     if temperature > 0:
         reason = "sampling"
-    elif has_multimodal_positions(loaded.model):
-        reason = "multimodal rotary positions"
+    elif (blocker := cache_reuse_blocker(loaded.model)) is not None:
+        reason = blocker
     image_tokens = image_token_ids(loaded)
     if reason is None and image_tokens is None and any(request.images for request in batch):
         reason = "unknown image token"

@@ -42,15 +42,19 @@ def keep_last_logits(model: Any, count: int) -> dict[str, int]:
     return {"logits_to_keep": count} if accepts else {}
 
 
-def score_request(loaded: LoadedModel, request: Request) -> Result:
-    """Score every option of one row, catching the row's own failure into ``Result.error``."""
+def score_request(loaded: LoadedModel, request: Request, *, separately: bool = False) -> Result:
+    """Score every option of one row, catching the row's own failure into ``Result.error``.
+
+    ``separately`` gives every option its own full pass instead of reusing the prompt's cache (see
+    :mod:`cache_reuse`).
+    """
     import torch
 
     started = time.perf_counter()
     try:
         if not request.options:
             raise ValueError("the row has no options to score")
-        scores = score_options(loaded, request)
+        scores = score_options_separately(loaded, request) if separately else score_options(loaded, request)
     except torch.OutOfMemoryError as exc:
         free_accelerator_memory()
         return Result(index=request.index, error=describe_error(exc))
@@ -77,6 +81,13 @@ def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
         if not continuation.shares_prefix:
             scores[index] = score_full_sequence(loaded, continuation, request.images)
     return [scores[index] for index in range(len(continuations))]
+
+
+def score_options_separately(loaded: LoadedModel, request: Request) -> list[OptionScore]:
+    """Each option's summed log-probability from its own full pass over images + prompt + option."""
+    context = chat_text(loaded.processor, request)
+    return [score_full_sequence(loaded, split_continuation(loaded.processor.tokenizer, context, option),
+                                request.images) for option in request.options]
 
 
 def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],

@@ -14,6 +14,7 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.boundaries import split_continuation
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.group_prefix import SharingCounts
 from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits, score_request
 from mmbatch.backends.hf.loading import LoadedModel
@@ -37,6 +38,12 @@ def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int,
         Exception: Whatever the model or processor raises for the batch as a whole; the caller retries smaller
             batches or single rows (:class:`~mmbatch.backends.hf.batching.BatchRunner`).
     """
+    blocker = cache_reuse_blocker(loaded.model)
+    if blocker is not None:
+        # Correct first: each option in its own full pass, positions derived by the model.
+        if counts is not None:
+            counts.count_unshared(blocker, len(batch))
+        return [score_request(loaded, request, separately=True) for request in batch]
     started = time.perf_counter()
     tokenizer = loaded.processor.tokenizer
     batched: list[tuple[Request, str, list[list[int]]]] = []

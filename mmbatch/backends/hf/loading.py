@@ -87,14 +87,15 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) 
         BadInputError: The model cannot be found or is not an image-text-to-text model; the device or dtype is
             invalid.
     """
-    from transformers import AutoModelForImageTextToText, AutoProcessor
+    from transformers import AutoProcessor
 
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
     try:
         processor = AutoProcessor.from_pretrained(model_id, revision=revision)
-        model = AutoModelForImageTextToText.from_pretrained(model_id, revision=revision, dtype=torch_dtype)
-    except (OSError, ValueError, KeyError) as exc:
+        model = _load_weights(model_id, revision, torch_dtype)
+    except (OSError, ValueError, KeyError, ImportError) as exc:
+        # ImportError: a processor or model that needs a package this environment lacks (named in the message).
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BadInputError(f"cannot load model {model_id!r}: {first_line}") from exc
     if getattr(processor, "chat_template", None) is None:
@@ -109,3 +110,22 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) 
     return LoadedModel(
         model=model, processor=processor, device=torch_device, dtype=torch_dtype, revision=commit or revision,
     )
+
+
+def _load_weights(model_id: str, revision: str | None, torch_dtype: Any) -> Any:
+    """The model through ``AutoModelForImageTextToText``, else the class its config registers for causal LM.
+
+    Some multimodal models are registered only under ``AutoModelForCausalLM`` (Phi-4-multimodal); their own class
+    still takes images through their processor.
+    """
+    from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
+
+    try:
+        return AutoModelForImageTextToText.from_pretrained(model_id, revision=revision, dtype=torch_dtype)
+    except ValueError as first:
+        if "Unrecognized configuration class" not in str(first):
+            raise
+        try:
+            return AutoModelForCausalLM.from_pretrained(model_id, revision=revision, dtype=torch_dtype)
+        except ValueError:
+            raise first from None
