@@ -7,7 +7,7 @@ row's image and prompt once and scores all its options on the reused key/value c
 from __future__ import annotations
 
 from mmbatch.backends.hf.backend import HFBackend
-from mmbatch.backends.hf.loading import load_model
+from mmbatch.backends.hf.loading import Placement, load_model, parse_max_memory
 from mmbatch.backends.hf.options import HfOptions
 
 __all__ = ["HFBackend", "create_backend"]
@@ -23,5 +23,7 @@ def create_backend(options: HfOptions) -> HFBackend:
 
     if options.batch_size < 1:
         raise BadInputError(f"--batch-size must be at least 1, not {options.batch_size}")
-    loaded = load_model(options.model, revision=options.revision, dtype=options.dtype, device=options.device)
+    loaded = load_model(options.model, revision=options.revision, dtype=options.dtype, device=options.device,
+                        placement=Placement(options.device_map, parse_max_memory(options.max_memory),
+                                            options.attn_implementation, options.trust_remote_code))
     return HFBackend(options, loaded)

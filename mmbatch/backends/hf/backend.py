@@ -68,6 +68,10 @@ class HFBackend:
             "architecture": type(loaded.model).__name__,
             "dtype": str(loaded.dtype).removeprefix("torch."),
             "device": loaded.device.type,
+            "device_map": self.options.device_map,
+            "max_memory": self.options.max_memory,
+            "attn_implementation": getattr(loaded.model.config, "_attn_implementation", None),
+            "trust_remote_code": self.options.trust_remote_code,
             "generation": {
                 "do_sample": sampling,
                 "temperature": self.options.temperature,

@@ -72,7 +72,55 @@ def resolve_dtype(requested: str, device: Any) -> Any:
     return torch.float32
 
 
-def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) -> LoadedModel:
+ATTENTION_IMPLEMENTATIONS = ("eager", "sdpa", "flash_attention_2", "flash_attention_3", "flex_attention")
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How the weights are loaded and placed (the hf options that are not device or dtype)."""
+
+    device_map: str | None = None
+    """accelerate's dispatch over several devices, or None for one device."""
+    max_memory: dict[str | int, str] | None = None
+    """Per-device memory limits for ``device_map``."""
+    attn_implementation: str | None = None
+    """Attention kernel, or None for transformers' default."""
+    trust_remote_code: bool = False
+    """Whether the repository's own code may run."""
+
+    def from_pretrained_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``from_pretrained`` (only those set, so defaults stay transformers')."""
+        kwargs: dict[str, Any] = {"trust_remote_code": self.trust_remote_code}
+        if self.device_map is not None:
+            kwargs["device_map"] = self.device_map
+        if self.max_memory is not None:
+            kwargs["max_memory"] = self.max_memory
+        if self.attn_implementation is not None:
+            kwargs["attn_implementation"] = self.attn_implementation
+        return kwargs
+
+
+def parse_max_memory(text: str | None) -> dict[str | int, str] | None:
+    """``0=70GiB,1=70GiB,cpu=200GiB`` as accelerate's ``max_memory`` mapping.
+
+    Raises:
+        BadInputError: an entry is not ``DEVICE=SIZE``.
+    """
+    if text is None or not text.strip():
+        return None
+    limits: dict[str | int, str] = {}
+    for entry in text.split(","):
+        device, equals, size = entry.strip().partition("=")
+        if not equals or not device.strip() or not size.strip():
+            raise BadInputError(f"max_memory {text!r}: expected DEVICE=SIZE entries such as 0=70GiB,cpu=200GiB")
+        key = device.strip()
+        limits[int(key) if key.isdigit() else key] = size.strip()
+    return limits
+
+
+def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
+               placement: Placement | None = None) -> LoadedModel:
     """Load processor and model from a local directory or a Hugging Face id.
 
     With ``HF_HUB_OFFLINE=1`` only local directories and the local hub cache are used.
@@ -81,7 +129,8 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) 
         model_id: Hub id (``llava-hf/llava-1.5-7b-hf``) or a directory saved with ``save_pretrained``.
         revision: Branch, tag or commit on the hub; None for the default branch.
         dtype: ``--dtype`` value.
-        device: ``--device`` value.
+        device: ``--device`` value (where inputs go when ``placement`` spreads the model).
+        placement: device map, memory limits, attention kernel and remote code.
 
     Raises:
         BadInputError: The model cannot be found or is not an image-text-to-text model; the device or dtype is
@@ -89,11 +138,14 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) 
     """
     from transformers import AutoProcessor
 
+    placement = placement or Placement()
+    _check_placement(placement)
     torch_device = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, torch_device)
     try:
-        processor = AutoProcessor.from_pretrained(model_id, revision=revision)
-        model = _load_weights(model_id, revision, torch_dtype)
+        processor = AutoProcessor.from_pretrained(model_id, revision=revision,
+                                                  trust_remote_code=placement.trust_remote_code)
+        model = _load_weights(model_id, revision, torch_dtype, placement.from_pretrained_kwargs())
     except (OSError, ValueError, KeyError, ImportError) as exc:
         # ImportError: a processor or model that needs a package this environment lacks (named in the message).
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -104,7 +156,11 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) 
     if tokenizer.pad_token_id is None:
         # Batched inputs need a padding token; padded positions are masked out, so which token it is does not matter.
         tokenizer.pad_token = tokenizer.eos_token
-    model.to(torch_device)
+    if placement.device_map is None:
+        model.to(torch_device)
+    else:
+        # Dispatched over several devices: inputs go where the embeddings are.
+        torch_device = model.get_input_embeddings().weight.device
     model.eval()
     commit = getattr(model.config, "_commit_hash", None)
     return LoadedModel(
@@ -112,7 +168,22 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str) 
     )
 
 
-def _load_weights(model_id: str, revision: str | None, torch_dtype: Any) -> Any:
+def _check_placement(placement: Placement) -> None:
+    if placement.attn_implementation not in (None, *ATTENTION_IMPLEMENTATIONS):
+        raise BadInputError(f"attn_implementation {placement.attn_implementation!r} is not one of "
+                            f"{', '.join(ATTENTION_IMPLEMENTATIONS)}")
+    if placement.device_map is not None:
+        if placement.device_map not in DEVICE_MAPS:
+            raise BadInputError(f"device_map {placement.device_map!r} is not one of {', '.join(DEVICE_MAPS)}")
+        try:
+            import accelerate  # noqa: F401  (transformers dispatches through it)
+        except ImportError as exc:
+            raise BadInputError("device_map needs the accelerate package: pip install 'mmbatch[infer]'") from exc
+    elif placement.max_memory is not None:
+        raise BadInputError("max_memory only applies with device_map (e.g. device_map=auto)")
+
+
+def _load_weights(model_id: str, revision: str | None, torch_dtype: Any, kwargs: dict[str, Any]) -> Any:
     """The model through ``AutoModelForImageTextToText``, else the class its config registers for causal LM.
 
     Some multimodal models are registered only under ``AutoModelForCausalLM`` (Phi-4-multimodal); their own class
@@ -121,11 +192,11 @@ def _load_weights(model_id: str, revision: str | None, torch_dtype: Any) -> Any:
     from transformers import AutoModelForCausalLM, AutoModelForImageTextToText
 
     try:
-        return AutoModelForImageTextToText.from_pretrained(model_id, revision=revision, dtype=torch_dtype)
+        return AutoModelForImageTextToText.from_pretrained(model_id, revision=revision, dtype=torch_dtype, **kwargs)
     except ValueError as first:
         if "Unrecognized configuration class" not in str(first):
             raise
         try:
-            return AutoModelForCausalLM.from_pretrained(model_id, revision=revision, dtype=torch_dtype)
+            return AutoModelForCausalLM.from_pretrained(model_id, revision=revision, dtype=torch_dtype, **kwargs)
         except ValueError:
             raise first from None

@@ -19,6 +19,15 @@ class HfOptions(BackendOptions):
     """``auto`` (CUDA when present), ``cpu``, ``cuda`` or ``cuda:N``."""
     batch_size: int = 8
     """Rows per forward pass; greedy outputs do not depend on it."""
+    device_map: str | None = None
+    """``auto`` (or ``balanced``, ``sequential``) spreads a model larger than one GPU over the GPUs and, past them,
+    the CPU (accelerate's dispatch); None puts the whole model on ``device``."""
+    max_memory: str | None = None
+    """With ``device_map``: memory each device may hold, ``0=70GiB,1=70GiB,cpu=200GiB``."""
+    attn_implementation: str | None = None
+    """``eager``, ``sdpa`` or ``flash_attention_2`` (None: transformers' default for the model)."""
+    trust_remote_code: bool = False
+    """Run the model repository's own Python code (models not in transformers); off unless asked for."""
 
     def chunk_rows(self) -> int:
         """A few batches: their decoded images and video frames, two chunks of them, stay in memory."""
