@@ -80,3 +80,10 @@ def test_an_mme_tool_file_linked_to_dev_zero_is_not_read(tmp_path: Path, capsys:
     assert main(["import", "--format", "mme-eval-tool", "--input", str(folder), "--output",
                  str(tmp_path / "p.parquet")]) == 2
     assert "MAX_TOOL_FILE_BYTES" in capsys.readouterr().err
+
+
+def test_a_file_with_no_rows_is_not_scored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "extracted.tsv"
+    empty.write_text("index\tquestion\tA\tB\tanswer\tprediction\textracted\n", encoding="utf-8")
+    assert main(["score", "--input", str(empty), "--output", str(tmp_path / "m.json"), "--benchmark", "mmbench"]) == 2
+    assert "no rows" in capsys.readouterr().err and not (tmp_path / "m.json").exists()

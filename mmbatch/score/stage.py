@@ -76,11 +76,13 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
         path: the input file, named in error messages.
 
     Raises:
-        BadInputError: missing columns, an unknown benchmark, duplicate indices, or no ground truth.
+        BadInputError: no rows, missing columns, an unknown benchmark, duplicate indices, or no ground truth.
     """
     if options.bootstrap < 0:
         raise BadInputError(f"--bootstrap must be 0 or more, not {options.bootstrap}")
     require_columns(frame, path)
+    if frame.height == 0:  # a metrics table of nothing would read as a finished evaluation
+        raise BadInputError("the file has no rows to score", path=path)
     frame = resolve_benchmarks(frame, options.benchmark, path)
     frame = _with_default_columns(frame)
     check_unique_index(frame, path)
