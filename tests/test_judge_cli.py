@@ -86,6 +86,7 @@ def test_unreachable_or_misconfigured_judge_stops_at_start_up(cli, tmp_path: Pat
     no_key = cli("extract", "--input", str(inp), "--output", str(out), env=NO_KEYS)
     assert no_key.returncode == 2 and "OPENAI_API_KEY" in no_key.stderr and "--no-judge" in no_key.stderr
     assert not out.exists()
+    assert not list(tmp_path.glob("mmbatch-judge-cache.sqlite*")), "a refused judge leaves no cache file"
 
 
 def test_the_key_is_sent_but_never_written_or_printed(cli, tmp_path: Path) -> None:

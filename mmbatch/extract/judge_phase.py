@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from mmbatch.errors import BadInputError
 from mmbatch.extract.choice_rules import CHOICE_RULES
@@ -41,7 +42,10 @@ class JudgeSession:
 
     def __init__(self, options: ExtractOptions) -> None:
         self.options = options
-        self.cache = JudgeCache(options.judge_cache or default_cache_path(options.output))
+        cache_path = Path(options.judge_cache or default_cache_path(options.output))
+        self._created_cache = not cache_path.exists()
+        self._cache_removed = False
+        self.cache = JudgeCache(cache_path)
         self.runner = EventLoopRunner()
         self.client = ChatClient(_client_settings(options))
         self.judge = Judge(self.client, self.cache, options.judge_model, CHOICE_RULES[options.choice_rules])
@@ -52,7 +56,8 @@ class JudgeSession:
     def __exit__(self, *exc: object) -> None:
         self.runner.run(self.client.aclose())
         self.runner.close()
-        self.cache.close()
+        if not self._cache_removed:
+            self.cache.close()
 
     def ensure_ready(self, tasks: Sequence[JudgeTask]) -> None:
         """Fail now, before anything is written, if the judge is needed and cannot be reached.
@@ -62,10 +67,24 @@ class JudgeSession:
         """
         if all(self.judge.is_cached(task) for task in tasks):
             return  # everything was asked before: a rerun works even with the server gone
-        if self.client.needs_key:
-            raise BadInputError("the judge needs an API key: set OPENAI_API_KEY or MMBATCH_JUDGE_API_KEY, or point "
-                                "--judge-base-url at your own server, or pass --no-judge for rules only")
-        self.runner.run(self.client.probe(self.options.judge_model))
+        try:
+            if self.client.needs_key:
+                raise BadInputError("the judge needs an API key: set OPENAI_API_KEY or MMBATCH_JUDGE_API_KEY, or "
+                                    "point --judge-base-url at your own server, or pass --no-judge for rules only")
+            self.runner.run(self.client.probe(self.options.judge_model))
+        except BadInputError:
+            self._remove_unused_cache()
+            raise
+
+    def _remove_unused_cache(self) -> None:
+        """A judge refused at start leaves no trace: the cache file this run created (still empty) goes."""
+        if not self._created_cache or len(self.cache):
+            return
+        self.cache.close()
+        self._created_cache = False  # closed and gone: __exit__ must not close it again
+        self._cache_removed = True
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.cache.path}{suffix}").unlink(missing_ok=True)
 
     def decide(self, tasks: Sequence[JudgeTask], decided: dict[int, Outcome], groups: dict[int, object],
                answers: dict[int, str | None], commit: Commit) -> int:
