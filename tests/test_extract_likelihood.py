@@ -41,3 +41,12 @@ def test_errors() -> None:
 
 def test_minus_infinity_is_a_valid_score() -> None:
     assert best_option(["A", "B"], [float("-inf"), -50.0], None, ["x", "y"], "sum") == "B"
+
+
+def test_a_positive_or_infinite_log_probability_is_refused() -> None:
+    import pytest
+
+    for bad in (float("inf"), 2.5):
+        with pytest.raises(ValueError, match="above 0"):
+            best_option(LETTERS, [-1.0, bad, -3.0, -4.0], None, TEXTS, "sum")
+    assert best_option(LETTERS, [-1.0, float("-inf"), -3.0, -4.0], None, TEXTS, "sum") == "A"

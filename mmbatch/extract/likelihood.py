@@ -14,15 +14,21 @@ REDUCTIONS = ("sum", "mean", "mean-char")
 ``mean-char`` by its length in characters."""
 
 
+MAX_LOGPROB = 1e-3
+"""Largest log-probability accepted: 0 plus float rounding; anything above (``+inf`` included) is no log-prob."""
+
+
 def reduce_scores(logprobs: Sequence[float], ntokens: Sequence[int] | None, texts: Sequence[str],
                   reduction: str) -> list[float]:
     """Each option's score under ``reduction``.
 
     Raises:
-        ValueError: the counts needed by the reduction are missing or zero, or a log-prob is NaN.
+        ValueError: the counts needed by the reduction are missing or zero, or a log-prob is NaN or above 0.
     """
     if any(math.isnan(value) for value in logprobs):
         raise ValueError("a log-probability is NaN")
+    if any(value > MAX_LOGPROB for value in logprobs):  # a probability above 1: the scores are not log-probs
+        raise ValueError(f"a log-probability is above 0 ({max(logprobs)!r}); the scores cannot be compared")
     if reduction == "sum":
         return list(logprobs)
     if reduction == "mean":
