@@ -122,11 +122,12 @@ python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --back
 python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend diffusers \
     --model "$tiny_diffusion" --image-steps 2 --image-size 64x64 --device cpu --media-root examples \
     --output "$level3/diffusers.predictions.parquet" --force
+# Metrics named level3-*, not seedbench*: the viewer loop below pairs seedbench* hits with a prepared file of that name.
 for generator in echo diffusers; do
     python3 -m mmbatch extract --input "$level3/$generator.predictions.parquet" --no-judge \
         --clip-model "$tiny_clip" --media-root examples --output "$level3/$generator.extracted.parquet" --force
     python3 -m mmbatch score --input "$level3/$generator.extracted.parquet" --bootstrap 200 --seed 0 \
-        --output "$out/seedbench2-l3-$generator.metrics.json"
+        --output "$out/level3-$generator.metrics.json"
 done
 
 # --- report: every metrics table above side by side -> report.html (charts inline) and report.md (+ SVG charts)
