@@ -21,7 +21,7 @@ from typing import Any
 
 from mmbatch.backends.base import BackendOptions, Request, Result
 from mmbatch.backends.hf.boundaries import JOIN_RULE, join_text, split_continuation
-from mmbatch.backends.hf.messages import VIDEO_AS, chat_text
+from mmbatch.backends.hf.messages import VIDEO_AS, chat_text, template_has_bos
 from mmbatch.errors import BadInputError
 
 SAMPLING_SEED = 0
@@ -151,8 +151,11 @@ class VLLMBackend:
 
     def _run(self, prompts: list[dict[str, Any]], params: Any) -> list[Any | Exception]:
         """Run prompts in one engine call; when the call fails, run them one by one so only bad rows fail."""
+        # One BOS, by the hf backend's rule: no special tokens when the chat template already wrote BOS.
+        texts = [str(prompt["prompt"]) for prompt in prompts]
+        special = {"add_special_tokens": False} if template_has_bos(self.processor.tokenizer, texts) else None
         try:
-            return list(self.llm.generate(prompts, params, use_tqdm=False))
+            return list(self.llm.generate(prompts, params, use_tqdm=False, tokenization_kwargs=special))
         except (ValueError, RuntimeError) as exc:
             if len(prompts) == 1:
                 return [exc]
