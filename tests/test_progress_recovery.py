@@ -55,9 +55,9 @@ def test_damaged_parts_and_segments_are_quarantined_and_redone(tmp_path: Path,
     journal = _progress_of_a_killed_process(prepared, out, straight["index"].to_list()[:3])
     journal.seal()  # a part with 3 rows
     folder = partial_dir(out)
-    (folder / "part-00000000000000000001-0badf00d.parquet").write_bytes(b"")  # an empty part
-    part = next(folder.glob("part-*-????????.parquet"))
+    (part,) = folder.glob("part-*.parquet")  # the journal's own part, with the 3 rows
     part.write_bytes(part.read_bytes()[:40])  # a truncated part
+    (folder / "part-00000000000000000001-0badf00d.parquet").write_bytes(b"")  # an empty part
     payload = b"not an arrow stream"
     (folder / "seg-00000000000000000002-1-deadbeef.arrows").write_bytes(
         HEADER.pack(MAGIC, len(payload), 12345) + payload)  # a complete frame with a wrong checksum
