@@ -109,7 +109,8 @@ done
 # --- SEED-Bench-2 level 3 (dimensions 25-27): the model draws a picture and CLIP picks the option most like it.
 # Two "models": the echo backend returning the right option's picture (100 % through any CLIP, by construction) and
 # a tiny random Stable Diffusion pipeline (--backend diffusers); a tiny random CLIP compares. In their own folder,
-# so the loops above do not pick them up; their metrics join the report. Real models: docs/seedbench2-image-generation.md
+# so the loops above do not pick them up; their metrics join the report.
+# Real models: docs/seedbench2-image-generation.md
 say "SEED-Bench-2 level 3: generate-image infer (echo, diffusers) -> CLIP extraction -> score"
 level3="$out/level3"
 mkdir -p "$level3"
