@@ -188,6 +188,35 @@ def seed2_questions(media: Path, seed1: list[dict[str, Any]]) -> list[dict[str, 
     ]
 
 
+CHOICE_KEYS = ("choice_a", "choice_b", "choice_c", "choice_d")
+LEVEL3_TYPES = {"Text-to-Image Generation": 25, "Next Image Prediction": 26, "Text-Image Creation": 27}
+
+
+def level3_questions() -> list[dict[str, Any]]:
+    """One SEED-Bench-2 level-3 question of each dimension (25-27) over the drawn pictures, for the demo's
+    image-generation run: options are pictures (25, 26) or texts with pictures (27); ``data_id`` lists the
+    question's pictures, then the option pictures, as SEED-Bench-2's file does."""
+    common = {"data_source": "SEED-Bench v2", "level": "L3", "version": "v2"}
+    pictures = [f"seed_img_{number:02d}.png" for number in range(15)]
+    questions = [
+        {"answer": "B", **dict(zip(CHOICE_KEYS, ("1.png", "2.png", "3.png", "4.png"), strict=True)),
+         "data_id": pictures[0:4], "data_type": "Image Generation",
+         "question": "Which picture below better fits the description: A green square.", "question_id": "25_0",
+         "question_type_id": 25, "subpart": "Image Generation", **common},
+        {"answer": "C", **dict(zip(CHOICE_KEYS, pictures[7:11], strict=True)), "data_id": pictures[4:11],
+         "data_type": "Image Generation", "question": "What will happen next?", "question_id": "26_0",
+         "question_type_id": 26, "subpart": "Image Generation", **common},
+        {"answer": "A", **dict(zip(CHOICE_KEYS, ("A red square on a white background, centred, with sharp edges.",
+                                                 "A blue circle on a black background.",
+                                                 "A yellow triangle in the corner.",
+                                                 "Two green stripes across the picture."), strict=True)),
+         "data_id": pictures[11:15], "data_type": "Image & Text Generation",
+         "question": "What does a red square look like?", "question_id": "27_0", "question_type_id": 27,
+         "subpart": "Image & Text Generation", **common},
+    ]
+    return [dict(sorted(question.items())) for question in questions]  # keys in the order of the committed file
+
+
 def generate(out_dir: Path) -> Path:
     """Write ``out_dir/seed/`` from scratch and return it."""
     root = out_dir / "seed"
@@ -200,6 +229,7 @@ def generate(out_dir: Path) -> Path:
     write_json(root / "seed_example.json", {"questions": seed1, "question_type": SEED1_TYPES})
     write_json(root / "seed2_example.json", {"questions": seed2_questions(media, seed1),
                                              "question_type": SEED2_TYPES})
+    write_json(root / "seed2_level3_example.json", {"questions": level3_questions(), "question_type": LEVEL3_TYPES})
     return root
 
 
