@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/demo}
+# Every run starts from an empty folder: a second `make demo` must not meet the first one's outputs as files of
+# another run (infer and extract refuse those, as they should, unless --force).
+rm -rf "$out"
 mkdir -p "$out"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
