@@ -5,8 +5,13 @@ cd "$(dirname "$0")/.."
 out=${1:-out/demo}
 # Every run starts from an empty folder: a second `make demo` must not meet the first one's outputs as files of
 # another run (infer and extract refuse those, as they should, unless --force).
+if [[ -d $out && ! -f $out/.mmbatch-demo && -n "$(ls -A "$out")" ]]; then
+    echo "$out is not empty and was not made by the demo: choose another folder" >&2
+    exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out"
+touch "$out/.mmbatch-demo"
 say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # Stages append their steps below, in pipeline order.
