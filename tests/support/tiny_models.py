@@ -58,7 +58,8 @@ TINY_LLAVA = LlavaShape()
 """The test model: 4 image tokens, 2 + 2 layers, a few hundred thousand parameters."""
 
 
-def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None, bos_template: bool = False):
+def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None, bos_template: bool = False,
+                add_bos: bool | None = None, chat_template: str | None = None):
     """Make a random-weight LLaVA and its processor in memory.
 
     Args:
@@ -67,6 +68,8 @@ def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None, bo
         dtype: ``torch.dtype`` of the weights (float32 when None).
         bos_template: A tokenizer that adds BOS like Llama's and a chat template that writes BOS itself (the pair
             that doubles BOS when a processor is called with its default ``add_special_tokens=True``).
+        add_bos: Whether the tokenizer adds BOS (default: ``bos_template``).
+        chat_template: The chat template (default: LLaVA's, behind ``{{ bos_token }}`` with ``bos_template``).
 
     Returns:
         ``(model, processor)``.
@@ -81,13 +84,15 @@ def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None, bo
         LlavaProcessor,
     )
 
-    tokenizer = train_tokenizer(["<image>"], add_bos=bos_template)
+    tokenizer = train_tokenizer(["<image>"], add_bos=bos_template if add_bos is None else add_bos)
+    if chat_template is None:
+        chat_template = BOS_LLAVA_CHAT_TEMPLATE if bos_template else LLAVA_CHAT_TEMPLATE
     size = shape.image_size
     image_processor = CLIPImageProcessorPil(size={"shortest_edge": size}, crop_size={"height": size, "width": size})
     processor = LlavaProcessor(
         image_processor=image_processor, tokenizer=tokenizer, patch_size=shape.patch_size,
         vision_feature_select_strategy="default", num_additional_image_tokens=1,
-        chat_template=BOS_LLAVA_CHAT_TEMPLATE if bos_template else LLAVA_CHAT_TEMPLATE,
+        chat_template=chat_template,
     )
     config = LlavaConfig(
         vision_config=CLIPVisionConfig(
@@ -125,14 +130,14 @@ def build_tiny_llava(directory: Path, *, seed: int = 0) -> Path:
         ``directory``, loadable with ``AutoProcessor`` and ``AutoModelForImageTextToText``.
     """
     model, processor = build_llava(TINY_LLAVA, seed=seed)
-    _save(model, processor, directory)
+    save_model(model, processor, directory)
     return directory
 
 
 def build_tiny_llava_bos(directory: Path, *, seed: int = 0) -> Path:
     """The tiny LLaVA with a BOS-adding tokenizer and a template that starts with BOS (see :func:`build_llava`)."""
     model, processor = build_llava(TINY_LLAVA, seed=seed, bos_template=True)
-    _save(model, processor, directory)
+    save_model(model, processor, directory)
     return directory
 
 
@@ -143,7 +148,7 @@ def _set_generation_tokens(model, tokenizer) -> None:
     model.generation_config.bos_token_id = tokenizer.bos_token_id
 
 
-def _save(model, processor, directory: Path) -> None:
+def save_model(model, processor, directory: Path) -> None:
     """Save model and processor where ``AutoProcessor`` and ``AutoModelForImageTextToText`` find them."""
     directory.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(directory)
@@ -206,7 +211,7 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     model = Idefics3ForConditionalGeneration(config)
     _set_generation_tokens(model, tokenizer)
-    _save(model, processor, directory)
+    save_model(model, processor, directory)
     return directory
 
 
@@ -238,7 +243,7 @@ def save_with_published_names(model, processor, directory: Path) -> None:
     """
     from safetensors.torch import load_file, save_file
 
-    _save(model, processor, directory)
+    save_model(model, processor, directory)
     weights_file = directory / "model.safetensors"
     tensors = load_file(weights_file)
     renamed = {("vision_tower.vision_model." + name.removeprefix("vision_tower.")

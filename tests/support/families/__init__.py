@@ -1,0 +1,84 @@
+"""The architecture matrix: one tiny random-weight model per image-text-to-text family of ``transformers``.
+
+Each family module builds its model offline (a tokenizer trained in the test that adds BOS where the real one does,
+the family's own processor with its PIL image processor, a random-weight configuration of a few hundred thousand
+parameters) and saves it with ``save_pretrained``, so the ``hf`` backend loads it through the same path as the
+published checkpoint. :func:`family_model` builds each once and keeps it under ``.cache/tiny-families`` across test
+runs, keyed by the ``transformers`` version and the builder's source.
+
+Adding a family is one module here with a ``build(directory)`` function and one :data:`FAMILIES` line;
+``tests/test_family_matrix.py`` then runs the three assertions on it and ``docs/models.md`` lists it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+CACHE = Path(__file__).resolve().parents[3] / ".cache" / "tiny-families"
+"""Where built models are kept between test runs (ignored by git)."""
+
+
+@dataclass(frozen=True)
+class Family:
+    """One architecture family of the matrix."""
+
+    name: str
+    """The family as ``docs/models.md`` names it (``Qwen2-VL``)."""
+    module: str
+    """Module under ``tests.support.families`` whose ``build(directory)`` saves the tiny model."""
+    builder: str = "build"
+    """The function of ``module`` that builds it (a module may hold several variants)."""
+    multi_image: bool = True
+    """Whether the family takes several images in one message (a row with two images is tested)."""
+    max_new_tokens: int = 6
+    """Tokens generated per row in the generation assertions."""
+
+    def build_function(self) -> Callable[[Path], object]:
+        """The builder, imported on first use (building needs ``torch`` and ``transformers``)."""
+        module = importlib.import_module(f"tests.support.families.{self.module}")
+        return getattr(module, self.builder)
+
+
+FAMILIES: dict[str, Family] = {family.name: family for family in [
+    Family("LLaVA-1.5", "llava", "build_llava_15"),
+]}
+"""Every family of the matrix, by name."""
+
+
+def family_model(name: str) -> Path:
+    """The tiny model of family ``name``, built on first use and kept under :data:`CACHE`.
+
+    The build goes to a temporary sibling first and is renamed into place, so an interrupted run, or two runs at once,
+    never leave a half-saved model behind. The folder name carries a digest of the ``transformers`` version and the
+    builder module's source, so a changed builder or library builds anew.
+    """
+    import transformers
+
+    family = FAMILIES[name]
+    builder = family.build_function()
+    source = inspect.getsource(inspect.getmodule(builder))  # type: ignore[arg-type]
+    key = hashlib.sha256(f"{transformers.__version__}\n{family}\n{source}".encode()).hexdigest()[:12]
+    directory = CACHE / f"{family.module}-{family.builder}-{key}"
+    if (directory / "config.json").is_file():
+        return directory
+    CACHE.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=CACHE))
+    try:
+        builder(staging)
+        try:
+            os.rename(staging, directory)
+        except OSError:
+            # Another process finished first; its model is identical (fixed seeds), keep it.
+            if not (directory / "config.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return directory

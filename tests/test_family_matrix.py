@@ -1,0 +1,133 @@
+"""The architecture matrix: every image-text-to-text family of ``transformers`` that can be built here, as a tiny
+random-weight model saved and loaded through the real ``hf`` backend, must give
+
+1. the same answers and option log-probs at batch size 4 as at batch size 1;
+2. greedy answers equal to ``model.generate`` on the model's own ``apply_chat_template(tokenize=True)`` inputs;
+3. option log-probs equal to a plain forward pass over prompt + option, per option (1e-4 in float32).
+
+The families and their builders are in ``tests/support/families``; ``docs/models.md`` has the table.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PIL import Image
+
+from mmbatch.backends.base import Request
+from mmbatch.backends.hf import create_backend
+from mmbatch.backends.hf.boundaries import join_text
+from mmbatch.backends.hf.messages import chat_text
+from mmbatch.backends.hf.options import HfOptions
+from tests.support import single_torch_thread
+from tests.support.families import FAMILIES, Family, family_model
+
+OPTIONS = ["a red square", "a blue circle", "a cat", "a green tree"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    with single_torch_thread():
+        yield
+
+
+def picture(n: int, width: int = 30, height: int = 40) -> Image.Image:
+    """A distinct image per row, of a distinct size (processors resize; tiling models tile differently)."""
+    return Image.new("RGB", (width + 9 * n, height + 5 * n), (60 * n % 256, 120, 200 - 40 * n % 200))
+
+
+def requests(family: Family) -> list[Request]:
+    """Five rows: different prompt lengths and images, one with two images where the family takes several."""
+    rows = [Request(index=n, prompt="What is shown in the image?" + " Look carefully." * n, images=[picture(n)],
+                    options=OPTIONS) for n in range(4)]
+    if family.multi_image:
+        rows.append(Request(index=4, prompt="Which image has a cat?", images=[picture(5), picture(6, 50, 30)],
+                            options=OPTIONS))
+    return rows
+
+
+@pytest.fixture(scope="module", params=sorted(FAMILIES))
+def family(request) -> Family:
+    return FAMILIES[request.param]
+
+
+@pytest.fixture(scope="module")
+def backends(family):
+    """The family's model loaded twice through the real loader, at batch size 1 and 4."""
+    directory = str(family_model(family.name))
+    one = create_backend(HfOptions(model=directory, dtype="float32", device="cpu", batch_size=1))
+    four = create_backend(HfOptions(model=directory, dtype="float32", device="cpu", batch_size=4))
+    yield one, four
+    one.close()
+    four.close()
+
+
+def own_template_inputs(processor, request: Request):
+    """What the model's own ``apply_chat_template(tokenize=True)`` gives for the row."""
+    content = [{"type": "image"} for _ in request.images] + [{"type": "text", "text": request.prompt}]
+    inputs = processor.apply_chat_template(
+        [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=True, return_dict=True,
+        return_tensors="pt", images=request.images)
+    inputs.pop("labels", None)
+    return inputs
+
+
+def answers(backend, family: Family) -> list[str | None]:
+    results = [r for chunk in backend.generate(requests(family), max_new_tokens=family.max_new_tokens) for r in chunk]
+    assert all(r.error is None for r in results), [r.error for r in results]
+    return [r.prediction for r in results]
+
+
+def option_logprobs(backend, family: Family) -> list[list[float]]:
+    results = [r for chunk in backend.loglikelihood(requests(family)) for r in chunk]
+    assert all(r.error is None for r in results), [r.error for r in results]
+    return [list(r.choice_logprobs or []) for r in results]
+
+
+def test_batch_size_changes_nothing(backends, family) -> None:
+    one, four = backends
+    assert answers(one, family) == answers(four, family)
+    for single, batched in zip(option_logprobs(one, family), option_logprobs(four, family), strict=True):
+        assert batched == pytest.approx(single, abs=1e-4)
+
+
+def test_greedy_answers_equal_generate_on_the_models_own_inputs(backends, family) -> None:
+    import torch
+
+    backend = backends[1]
+    loaded = backend.loaded
+    theirs = []
+    for request in requests(family):
+        inputs = own_template_inputs(loaded.processor, request)
+        with torch.inference_mode():
+            out = loaded.model.generate(**inputs, max_new_tokens=family.max_new_tokens, do_sample=False)
+        new = out[0, inputs["input_ids"].shape[1]:]
+        theirs.append(loaded.processor.tokenizer.decode(new, skip_special_tokens=True).strip())
+    ours = answers(backend, family)
+    assert ours == theirs
+    assert len(set(ours)) >= 2, "random weights this tiny should answer rows differently; the test would mean little"
+
+
+def test_option_logprobs_equal_a_plain_forward_pass_per_option(backends, family) -> None:
+    import torch
+
+    backend = backends[1]
+    loaded = backend.loaded
+    processor = loaded.processor
+    for request, scores in zip(requests(family), option_logprobs(backend, family), strict=True):
+        context = own_template_inputs(processor, request)["input_ids"][0].tolist()
+        prompt = chat_text(processor, request)
+        # transformers' own rule in apply_chat_template: special tokens are added unless the template wrote BOS.
+        bos = processor.tokenizer.bos_token
+        add_special_tokens = not (bos and prompt.startswith(bos))
+        for option, got in zip(request.options, scores, strict=True):
+            # The option joined as the product documents it (docs/models.md: a space after the turn prefix).
+            inputs = processor(text=[prompt + join_text(prompt) + option], images=[request.images],
+                               return_tensors="pt", add_special_tokens=add_special_tokens)
+            inputs.pop("labels", None)
+            ids = inputs["input_ids"][0].tolist()
+            assert ids[: len(context)] == context, "the option must continue the model's own prompt tokens"
+            with torch.inference_mode():
+                logits = loaded.model(**inputs).logits[0].float()
+            logprobs = torch.log_softmax(logits[len(context) - 1: -1], dim=-1)
+            expected = logprobs.gather(-1, torch.tensor(ids[len(context):]).unsqueeze(-1)).sum().item()
+            assert got == pytest.approx(expected, abs=1e-4)
