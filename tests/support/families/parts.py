@@ -1,0 +1,46 @@
+"""Pieces the family builders share: tiny text and vision configurations, and saving a built model.
+
+Every part is sized for a CPU test: a few hundred thousand parameters, attention heads of 8-16 dimensions, random
+weights drawn wider than usual (:data:`~tests.support.tiny_models.WEIGHT_SCALE`) so rows answer differently.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.support.tiny_models import WEIGHT_SCALE, save_model
+
+
+def text_sizes(tokenizer: Any, **overrides: Any) -> dict[str, Any]:
+    """Keyword arguments of a tiny decoder-only text configuration (Llama-like names) for ``tokenizer``.
+
+    Families whose text model is not Llama (Gemma, Cohere) take the same names; ``overrides`` sets the rest.
+    """
+    sizes: dict[str, Any] = {
+        "vocab_size": len(tokenizer), "hidden_size": 48, "intermediate_size": 96, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 12, "max_position_embeddings": 1024,
+        "bos_token_id": tokenizer.bos_token_id, "eos_token_id": tokenizer.eos_token_id,
+        "pad_token_id": tokenizer.pad_token_id, "initializer_range": WEIGHT_SCALE,
+    }
+    sizes.update(overrides)
+    return sizes
+
+
+def vision_sizes(image_size: int, patch_size: int, **overrides: Any) -> dict[str, Any]:
+    """Keyword arguments of a tiny ViT-like vision configuration (CLIP and SigLIP names)."""
+    sizes: dict[str, Any] = {
+        "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "image_size": image_size, "patch_size": patch_size, "initializer_range": WEIGHT_SCALE,
+    }
+    sizes.update(overrides)
+    return sizes
+
+
+def finish(model: Any, processor: Any, directory: Path) -> None:
+    """Make greedy decoding stop at the tokenizer's EOS and pad with its pad token, then save model and processor."""
+    tokenizer = processor.tokenizer
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.bos_token_id = tokenizer.bos_token_id
+    save_model(model.eval(), processor, directory)
