@@ -162,17 +162,18 @@ IDEFICS3_SPECIAL_TOKENS = [
 """The placeholders Idefics3's processor writes around image tokens (one per tile position up to 6x6)."""
 
 
-def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
-    """Save a tiny random-weight Idefics3 (SigLIP-like vision tower, pixel shuffle, Llama text model).
+def build_idefics3(*, seed: int = 0, add_bos: bool = False, chat_template: str = IDEFICS3_CHAT_TEMPLATE):
+    """Make a random-weight Idefics3 (SigLIP-like vision tower, pixel shuffle, Llama text model) and its processor.
 
     Images are split into tiles of 56 px plus a global view, as the real model does at 364 px.
 
     Args:
-        directory: Where to save it (created).
         seed: Seed of the random weights.
+        add_bos: Whether the tokenizer adds BOS (Llama 3's, which the real checkpoint has, does).
+        chat_template: The chat template.
 
     Returns:
-        ``directory``, loadable with ``AutoProcessor`` and ``AutoModelForImageTextToText``.
+        ``(model, processor)``.
     """
     import torch
     from transformers import (
@@ -184,7 +185,7 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
         LlamaConfig,
     )
 
-    tokenizer = train_tokenizer(IDEFICS3_SPECIAL_TOKENS)
+    tokenizer = train_tokenizer(IDEFICS3_SPECIAL_TOKENS, add_bos=add_bos)
     tile_size, patch_size, scale_factor = 56, 14, 2
     image_processor = Idefics3ImageProcessorPil(
         size={"longest_edge": 2 * tile_size}, max_image_size={"longest_edge": tile_size},
@@ -192,7 +193,7 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
     image_seq_len = (tile_size // patch_size) ** 2 // scale_factor**2
     processor = Idefics3Processor(
         image_processor=image_processor, tokenizer=tokenizer, image_seq_len=image_seq_len,
-        chat_template=IDEFICS3_CHAT_TEMPLATE,
+        chat_template=chat_template,
     )
     config = Idefics3Config(
         vision_config=Idefics3VisionConfig(
@@ -211,6 +212,20 @@ def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     model = Idefics3ForConditionalGeneration(config)
     _set_generation_tokens(model, tokenizer)
+    return model.eval(), processor
+
+
+def build_tiny_idefics3(directory: Path, *, seed: int = 0) -> Path:
+    """Save the tiny random-weight Idefics3 of :func:`build_idefics3` (a tokenizer without BOS).
+
+    Args:
+        directory: Where to save it (created).
+        seed: Seed of the random weights.
+
+    Returns:
+        ``directory``, loadable with ``AutoProcessor`` and ``AutoModelForImageTextToText``.
+    """
+    model, processor = build_idefics3(seed=seed)
     save_model(model, processor, directory)
     return directory
 

@@ -50,6 +50,7 @@ class Family:
 FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-1.5", "llava", "build_llava_15"),
     Family("LLaVA-NeXT", "llava_next", "build_llava_next"),
+    Family("Idefics3", "idefics3", "build_idefics3_llama3"),
 ]}
 """Every family of the matrix, by name."""
 
@@ -58,19 +59,20 @@ def family_model(name: str) -> Path:
     """The tiny model of family ``name``, built on first use and kept under :data:`CACHE`.
 
     The build goes to a temporary sibling first and is renamed into place, so an interrupted run, or two runs at once,
-    never leave a half-saved model behind. The folder name carries a digest of the ``transformers`` version and the
-    builder module's source and of the shared parts (`parts`, the tokenizer trainer), so a changed builder or library
-    builds anew.
+    never leave a half-saved model behind. The folder name carries a digest of the ``transformers`` version, the
+    builder module's source and that of the shared parts (``parts``, ``tiny_models``, ``tiny_tokenizer``), so a
+    changed builder or library builds anew.
     """
     import transformers
 
     family = FAMILIES[name]
     builder = family.build_function()
     # The builder's own module and the pieces every builder shares: a change to any of them builds anew.
-    from tests.support import tiny_tokenizer
+    from tests.support import tiny_models, tiny_tokenizer
     from tests.support.families import parts
 
-    source = "".join(inspect.getsource(module) for module in (inspect.getmodule(builder), parts, tiny_tokenizer))
+    source = "".join(inspect.getsource(module)
+                     for module in (inspect.getmodule(builder), parts, tiny_models, tiny_tokenizer))
     key = hashlib.sha256(f"{transformers.__version__}\n{family}\n{source}".encode()).hexdigest()[:12]
     directory = CACHE / f"{family.module}-{family.builder}-{key}"
     if (directory / "config.json").is_file():

@@ -1,0 +1,29 @@
+"""Idefics3: a SigLIP vision tower over 56 px tiles plus a global view, pixel shuffle, a Llama 3 text model. Like
+``HuggingFaceM4/Idefics3-8B-Llama3``, the tokenizer adds BOS and the chat template writes it too
+(``<|begin_of_text|>User:<image>{text}<end_of_utterance>\\nAssistant:``): one of the pairs that doubled BOS."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.tiny_models import build_idefics3, save_model
+
+CHAT_TEMPLATE = (
+    "{{ bos_token }}"
+    "{% for message in messages %}"
+    "{{ message['role'] | capitalize }}"
+    "{% if message['content'][0]['type'] == 'image' %}:{% else %}: {% endif %}"
+    "{% for part in message['content'] %}"
+    "{% if part['type'] == 'text' %}{{ part['text'] }}{% elif part['type'] == 'image' %}<image>{% endif %}"
+    "{% endfor %}"
+    "<end_of_utterance>\n"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}Assistant:{% endif %}"
+)
+"""Idefics3-8B-Llama3's template (it writes ``<|begin_of_text|>``, the BOS token, literally)."""
+
+
+def build_idefics3_llama3(directory: Path) -> None:
+    """Save a tiny Idefics3 whose tokenizer adds BOS and whose template writes it."""
+    model, processor = build_idefics3(add_bos=True, chat_template=CHAT_TEMPLATE)
+    save_model(model, processor, directory)
