@@ -65,6 +65,10 @@ def family_model(name: str) -> Path:
     """
     import transformers
 
+    from tests.support.video_standin import register
+
+    # Builders save, and the backend loads, processors whose video slot holds the stand-in (no torchvision here).
+    register()
     family = FAMILIES[name]
     builder = family.build_function()
     # The builder's own module and the pieces every builder shares: a change to any of them builds anew.
