@@ -51,6 +51,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-1.5", "llava", "build_llava_15"),
     Family("LLaVA-NeXT", "llava_next", "build_llava_next"),
     Family("Idefics3", "idefics3", "build_idefics3_llama3"),
+    Family("Gemma 3", "gemma3", "build_gemma3"),
 ]}
 """Every family of the matrix, by name."""
 
