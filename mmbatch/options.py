@@ -10,6 +10,7 @@ import argparse
 import difflib
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from mmbatch.errors import BadInputError
@@ -35,6 +36,61 @@ OTHER_VARIABLES: dict[str, str] = {
     "MMBATCH_IMAGE_FULL": "examples/airflow: the full image tag",
 }
 """``MMBATCH_*`` variables that are not an option's: known, so never reported as typos."""
+
+
+@dataclass(frozen=True)
+class DeclaredOption:
+    """One ``add_argument`` call of a command, kept as it was made."""
+
+    names: tuple[str, ...]
+    """The option strings (``--max-new-tokens``)."""
+    settings: dict[str, Any]
+    """The keyword arguments (``type``, ``default``, ``help``...)."""
+    action: argparse.Action
+    """The action argparse made of it (its public ``dest`` and ``type``)."""
+
+
+class DeclaringParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that remembers each option its command declares, in order.
+
+    ``mmbatch run`` offers the stages' own options by declaring them again on its parser from these records, and
+    reads each stage's defaults back with :meth:`get_default`, so one list of options per stage serves both.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.declared: list[DeclaredOption] = []
+        """The command's options, in declaration order."""
+        super().__init__(*args, **kwargs)
+        self.declared.clear()  # ``--help``, which ArgumentParser declares itself, is not the command's
+
+    def add_argument(self, *names: Any, **settings: Any) -> argparse.Action:
+        """Declare an option as ``ArgumentParser.add_argument`` does, and remember the declaration."""
+        action = super().add_argument(*names, **settings)
+        self.declared.append(DeclaredOption(tuple(names), dict(settings), action))
+        return action
+
+    def declared_defaults(self) -> dict[str, Any]:
+        """Each declared option's default, converted by its type when it is a string (an ``MMBATCH_*`` value), as
+        argparse converts the default of an option not given."""
+        defaults = {}
+        for option in self.declared:
+            value = self.get_default(option.action.dest)
+            if isinstance(value, str) and callable(option.action.type):
+                value = option.action.type(value)
+            defaults[option.action.dest] = value
+        return defaults
+
+
+def declare_again(parser: argparse.ArgumentParser, option: DeclaredOption, *, help_prefix: str = "") -> None:
+    """Declare ``option`` on another parser with no default of its own (``SUPPRESS``: an option not given leaves
+    no attribute) and never required, its help behind ``help_prefix``."""
+    settings = dict(option.settings)
+    settings["default"] = argparse.SUPPRESS
+    if "required" in settings:
+        settings["required"] = False
+    if settings.get("help") not in (None, argparse.SUPPRESS):
+        settings["help"] = help_prefix + settings["help"]
+    parser.add_argument(*option.names, **settings)
 
 
 class EnvironmentString(str):

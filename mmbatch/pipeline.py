@@ -1,31 +1,53 @@
 """``mmbatch run``: prepare, infer, extract and score in one process, into one run folder.
 
-The run's options are the stages' own options, taken from their parsers, so ``run`` accepts exactly what the stage
-commands accept (and each also reads ``MMBATCH_<OPTION>``) without a second list to keep in step. An option that
+The run's options are the stages' own options, declared again from what each stage's parser declared, so ``run``
+accepts exactly what the stage commands accept (and each also reads ``MMBATCH_<OPTION>``) without a second list to
+keep in step. An option that
 several stages share (``--concurrency``, ``--timeout``, ``--max-retries``, ``--seed``, ``--force``,
 ``--max-pixels``, ``--media-root``, ``--benchmark``) goes to each of them; one that is not given keeps each stage's own
-default. Every stage then runs through its command's ``run(args)``, in this process, exactly as when it is run alone,
-so a rerun of ``mmbatch run`` resumes ``infer`` and ``extract`` where they stopped.
+default. Each stage's command then builds its options object from those arguments and calls the stage function, in
+this process, exactly as when it is run alone, so a rerun of ``mmbatch run`` resumes ``infer`` and ``extract`` where
+they stopped.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
-import importlib
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from mmbatch.commands import extract as extract_command
+from mmbatch.commands import infer as infer_command
+from mmbatch.commands import prepare as prepare_command
+from mmbatch.commands import score as score_command
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
-from mmbatch.options import apply_environment_defaults
+from mmbatch.options import DeclaredOption, DeclaringParser, apply_environment_defaults, declare_again
 from mmbatch.row_facts import file_sha256
 from mmbatch.shards import shard_from_environment
 
 RUN_STAGES = ("prepare", "infer", "extract", "score")
 """The stages ``run`` chains, in order; each reads the file the previous one wrote."""
 
-STAGE_MODULES = {stage: f"mmbatch.commands.{stage}" for stage in RUN_STAGES}
+
+
+class StageCommand(Protocol):
+    """What ``run`` uses of a stage's command module (``mmbatch/commands/<stage>.py``)."""
+
+    def register(self, subparsers: Any) -> argparse.ArgumentParser:
+        """Declare the command and its options."""
+
+    def options(self, args: argparse.Namespace) -> Any:
+        """The stage's options object from parsed arguments (a frozen dataclass with the stage's fields)."""
+
+    def execute(self, options: Any) -> int:
+        """Run the stage function on ``options``, print what the command prints, return its exit status."""
+
+
+STAGE_COMMANDS: dict[str, StageCommand] = {"prepare": prepare_command, "infer": infer_command,
+                                           "extract": extract_command, "score": score_command}
+"""Each stage's command module, in :data:`RUN_STAGES` order."""
 
 REDONE_WHEN_INPUT_CHANGES = ("extract",)
 """Stages whose earlier progress ``run`` discards (``--force``) when this run's previous stage rewrote their input:
@@ -72,59 +94,57 @@ class RunFiles:
         return chain[position], chain[position + 1]
 
 
-def stage_parsers(*, with_environment: bool) -> dict[str, argparse.ArgumentParser]:
-    """Each stage command's own parser, built by its module's ``register``.
+def stage_parsers(*, with_environment: bool) -> dict[str, DeclaringParser]:
+    """Each stage command's own parser, built by its module's ``register``, remembering its options.
 
     Args:
         with_environment: apply the ``MMBATCH_<OPTION>`` defaults, as the stage command itself would.
     """
-    parsers: dict[str, argparse.ArgumentParser] = {}
-    subparsers = argparse.ArgumentParser(add_help=False).add_subparsers()
-    for stage, module_name in STAGE_MODULES.items():
-        parser = importlib.import_module(module_name).register(subparsers)
+    parsers: dict[str, DeclaringParser] = {}
+    subparsers = argparse.ArgumentParser(add_help=False).add_subparsers(parser_class=DeclaringParser)
+    for stage, command in STAGE_COMMANDS.items():
+        parser = command.register(subparsers)
+        assert isinstance(parser, DeclaringParser)
         if with_environment:
             apply_environment_defaults(parser)
         parsers[stage] = parser
     return parsers
 
 
-def add_stage_options(run_parser: argparse.ArgumentParser) -> None:
-    """Give ``run_parser`` every stage option (first stage wins a shared name), none with a default of its own.
+def offered_options(parsers: dict[str, DeclaringParser]) -> list[tuple[DeclaredOption, list[str]]]:
+    """The stage options ``run`` offers, each with the stages it goes to; the first stage to declare a name owns it.
 
     Only ``prepare``'s ``--input`` is kept (the benchmark source); later stages read the previous stage's file.
-    Defaults are suppressed so that :func:`stage_namespace` can tell an option the user gave from one to leave at
+    """
+    owners: dict[str, DeclaredOption] = {}
+    stages_of: dict[str, list[str]] = {}
+    for stage, parser in parsers.items():
+        for option in parser.declared:
+            dest = option.action.dest
+            if dest in NOT_FOR_RUN or (dest == "input" and stage != "prepare"):
+                continue
+            name = option.names[-1]
+            if name in owners and owners[name].action.dest != dest:
+                continue  # another option under the same name (extract's --model names the model column)
+            owners.setdefault(name, option)
+            stages_of.setdefault(name, []).append(stage)
+    return [(option, stages_of[name]) for name, option in owners.items()]
+
+
+def add_stage_options(run_parser: argparse.ArgumentParser) -> None:
+    """Give ``run_parser`` every stage option, none with a default of its own, its help saying which stages take it.
+
+    Defaults are suppressed so that :func:`stage_arguments` can tell an option the user gave from one to leave at
     each stage's own default.
     """
-    parsers = stage_parsers(with_environment=False)
-    offered = [(stage, action) for stage, parser in parsers.items() for action in parser._actions
-               if action.option_strings and action.dest not in NOT_FOR_RUN
-               and not (action.dest == "input" and stage != "prepare")]
-    stages_of: dict[tuple[str, str], list[str]] = {}  # (option, dest): the stages it goes to
-    for stage, action in offered:
-        stages_of.setdefault((action.option_strings[-1], action.dest), []).append(stage)
-    seen = set(run_parser._option_string_actions)
-    for _, action in offered:
-        if any(option in seen for option in action.option_strings):
-            continue
-        copied = copy.copy(action)
-        copied.default = argparse.SUPPRESS
-        if copied.help and copied.help is not argparse.SUPPRESS:
-            copied.help = f"({', '.join(stages_of[action.option_strings[-1], action.dest])}) {copied.help}"
-        run_parser._add_action(copied)
-        seen.update(action.option_strings)
+    for option, stages in offered_options(stage_parsers(with_environment=False)):
+        declare_again(run_parser, option, help_prefix=f"({', '.join(stages)}) ")
 
 
-def stage_namespace(parser: argparse.ArgumentParser, given: argparse.Namespace, input_path: Path,
+def stage_arguments(parser: DeclaringParser, given: argparse.Namespace, input_path: Path,
                     output_path: Path) -> argparse.Namespace:
     """The arguments a stage command gets: its own defaults, then what the user gave ``run``, then the run's files."""
-    values: dict[str, Any] = {}
-    for action in parser._actions:
-        if action.dest == "help":
-            continue
-        default = action.default
-        if isinstance(default, str) and callable(action.type):
-            default = action.type(default)  # as argparse converts a string default (an MMBATCH_* value)
-        values[action.dest] = getattr(given, action.dest, default)
+    values = {dest: getattr(given, dest, default) for dest, default in parser.declared_defaults().items()}
     values["input"] = input_path
     values["output"] = output_path
     return argparse.Namespace(**values)
@@ -153,12 +173,12 @@ def run_pipeline(given: argparse.Namespace) -> int:
     for stage in RUN_STAGES:
         error_console.print(f"== {stage}", markup=False, highlight=False, soft_wrap=True)
         input_path, output_path = files.paths(stage, Path(given.input))
-        namespace = stage_namespace(parsers[stage], given, input_path, output_path)
+        command = STAGE_COMMANDS[stage]
+        options = command.options(stage_arguments(parsers[stage], given, input_path, output_path))
         if stage in REDONE_WHEN_INPUT_CHANGES and input_path in rewritten:
-            namespace.force = True
-        module = importlib.import_module(STAGE_MODULES[stage])
+            options = dataclasses.replace(options, force=True)
         before = file_digest(output_path)
-        stage_status = int(module.run(namespace))
+        stage_status = command.execute(options)
         if file_digest(output_path) != before:
             rewritten.add(output_path)
         if stage_status == EXIT_ROWS_FAILED:

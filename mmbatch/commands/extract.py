@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.extract.choice_rules import CHOICE_RULES, DEFAULT_CHOICE_RULES
 from mmbatch.options import non_negative_int, positive_float, positive_int
+
+if TYPE_CHECKING:
+    from mmbatch.extract.options import ExtractOptions
 
 YES_NO_RULES = ("official", "vlmevalkit")
 REDUCTIONS = ("sum", "mean", "mean-char")
@@ -77,14 +80,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the stage and print its summary; exit 3 when some rows failed."""
-    from mmbatch.console import error_console
+def options(args: argparse.Namespace) -> ExtractOptions:
+    """The stage's options from the parsed arguments."""
     from mmbatch.extract.options import ExtractOptions
-    from mmbatch.extract.stage import run_extract
-    from mmbatch.extract.summary import summary_lines
 
-    options = ExtractOptions(
+    return ExtractOptions(
         input=args.input, output=args.output, benchmark=args.benchmark, model_name=args.model_name,
         use_judge=not args.no_judge, judge_model=args.judge_model, judge_base_url=args.judge_base_url,
         judge_cache=args.judge_cache, concurrency=args.concurrency, request_timeout_s=args.timeout,
@@ -95,7 +95,20 @@ def run(args: argparse.Namespace) -> int:
         clip_batch_size=args.clip_batch_size, clip_device=args.clip_device, media_root=args.media_root,
         force=args.force,
     )
-    result = run_extract(options)
+
+
+def execute(stage_options: ExtractOptions) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed."""
+    from mmbatch.console import error_console
+    from mmbatch.extract.stage import run_extract
+    from mmbatch.extract.summary import summary_lines
+
+    result = run_extract(stage_options)
     for line in summary_lines(result.summary):
         error_console.print(line, soft_wrap=True, markup=False, highlight=False)
     return result.exit_code
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed."""
+    return execute(options(args))

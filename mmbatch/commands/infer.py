@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmbatch.backends.registry import BACKENDS, backend_names
 from mmbatch.options import non_negative_int, positive_float, positive_int
+
+if TYPE_CHECKING:
+    from mmbatch.infer.settings import InferOptions
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -63,16 +66,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the stage and print its summary; exit 3 when some rows failed."""
+def options(args: argparse.Namespace) -> InferOptions:
+    """The stage's options from the parsed arguments (``MMBATCH_BACKEND_ARGS`` before the ``--backend-arg``s)."""
     import os
 
     from mmbatch.backends.options import ARGS_VARIABLE
-    from mmbatch.console import console
     from mmbatch.infer.settings import InferOptions
-    from mmbatch.infer.stage import run_infer
 
-    options = InferOptions(
+    return InferOptions(
         input=args.input, output=args.output, backend=args.backend, model=args.model, revision=args.revision,
         dtype=args.dtype, device=args.device, batch_size=args.batch_size, max_new_tokens=args.max_new_tokens,
         temperature=args.temperature, num_frames=args.num_frames, base_url=args.base_url,
@@ -81,7 +82,19 @@ def run(args: argparse.Namespace) -> int:
         image_steps=args.image_steps, image_size=args.image_size, force=args.force,
         backend_args=(*os.environ.get(ARGS_VARIABLE, "").split(), *args.backend_arg),
     )
-    summary = run_infer(options)
+
+
+def execute(stage_options: InferOptions) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed."""
+    from mmbatch.console import console
+    from mmbatch.infer.stage import run_infer
+
+    summary = run_infer(stage_options)
     for line in summary.lines():
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     return summary.exit_status
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed."""
+    return execute(options(args))

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmbatch.benchmarks.registry import benchmark_help, benchmark_names
 from mmbatch.errors import EXIT_OK
 from mmbatch.media import DEFAULT_MAX_PIXELS
 from mmbatch.options import positive_int
+
+if TYPE_CHECKING:
+    from mmbatch.prepare import PrepareOptions
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -43,21 +46,24 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
+def options(args: argparse.Namespace) -> PrepareOptions:
+    """The stage's options from the parsed arguments."""
+    from mmbatch.prepare import PrepareOptions
+
+    return PrepareOptions(benchmark=args.benchmark, input=args.input, output=args.output, media_root=args.media_root,
+                          prompt_template=args.prompt_template, mode=args.mode, circular=args.circular,
+                          limit=args.limit, max_pixels=args.max_pixels)
+
+
+def execute(stage_options: PrepareOptions) -> int:
     """Prepare one benchmark and print the one-line summary."""
     from mmbatch.console import console
-    from mmbatch.prepare import PrepareOptions, prepare
+    from mmbatch.prepare import prepare
 
-    summary = prepare(PrepareOptions(
-        benchmark=args.benchmark,
-        input=args.input,
-        output=args.output,
-        media_root=args.media_root,
-        prompt_template=args.prompt_template,
-        mode=args.mode,
-        circular=args.circular,
-        limit=args.limit,
-        max_pixels=args.max_pixels,
-    ))
-    console.print(summary.line(), soft_wrap=True, markup=False)
+    console.print(prepare(stage_options).line(), soft_wrap=True, markup=False)
     return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    """Prepare one benchmark and print the one-line summary."""
+    return execute(options(args))

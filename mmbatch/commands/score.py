@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.errors import EXIT_OK
 from mmbatch.options import non_negative_int
+
+if TYPE_CHECKING:
+    from mmbatch.score.run import ScoreJob
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -38,15 +41,22 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: argparse.Namespace) -> int:
-    """Score ``--input`` and write ``--output`` and its hits file; exit 0, or 2 on bad input."""
+def options(args: argparse.Namespace) -> ScoreJob:
+    """The run the parsed arguments ask for."""
+    from mmbatch.score.run import ScoreJob
+    from mmbatch.score.stage import ScoreOptions
+
+    return ScoreJob(args.input, args.output, ScoreOptions(benchmark=args.benchmark, bootstrap=args.bootstrap,
+                                                          seed=args.seed, subset=args.subset))
+
+
+def execute(job: ScoreJob) -> int:
+    """Score, write both files and print the tables; exit 0 (bad input raises ``BadInputError``: exit 2)."""
     from mmbatch.console import console, error_console
     from mmbatch.score.run import run_score
-    from mmbatch.score.stage import ScoreOptions
     from mmbatch.score.tables import print_metrics
 
-    options = ScoreOptions(benchmark=args.benchmark, bootstrap=args.bootstrap, seed=args.seed, subset=args.subset)
-    written = run_score(args.input, args.output, options)
+    written = run_score(job.input, job.output, job.options)
     result = written.result
     print_metrics(result.metrics, console)
     for warning in result.warnings:
@@ -54,3 +64,8 @@ def run(args: argparse.Namespace) -> int:
     error_console.print(f"wrote {written.metrics} ({result.metrics.height} metrics) and {written.hits} "
                         f"({result.hits.height} rows)", markup=False, highlight=False, soft_wrap=True)
     return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    """Score ``--input`` and write ``--output`` and its hits file; exit 0, or 2 on bad input."""
+    return execute(options(args))

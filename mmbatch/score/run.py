@@ -6,12 +6,24 @@ same files and the same :class:`~mmbatch.score.stage.ScoreResult`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mmbatch.score.metrics_table import check_metrics_path, hits_path, write_metrics
 from mmbatch.score.stage import ScoreOptions, ScoreResult, score_frame
 from mmbatch.tableio import read_table, write_table
+
+
+@dataclass(frozen=True)
+class ScoreJob:
+    """One ``score`` run: the file to score, where the metrics go and how."""
+
+    input: Path
+    """The extracted file."""
+    output: Path
+    """The metrics table to write; the hits file goes beside it."""
+    options: ScoreOptions = field(default_factory=ScoreOptions)
+    """What to score and how."""
 
 
 @dataclass(frozen=True)
