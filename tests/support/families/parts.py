@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.tiny_models import WEIGHT_SCALE, save_model
-from tests.support.tiny_tokenizer import train_tokenizer
+from tests.support.tiny_tokenizer import TRAINING_TEXT, train_tokenizer
 
 
 def text_sizes(tokenizer: Any, **overrides: Any) -> dict[str, Any]:
@@ -62,3 +62,40 @@ def named_tokenizer(named: dict[str, str], *, add_bos: bool, others: tuple[str, 
     return PreTrainedTokenizerFast(
         tokenizer_object=trained.backend_tokenizer, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
         extra_special_tokens=named, additional_special_tokens=list(others), padding_side="left")
+
+
+def family_tokenizer(special_tokens: list[str], *, bos: str | None, eos: str, pad: str, add_bos: bool,
+                     named: dict[str, str] | None = None) -> Any:
+    """A trained tokenizer with the family's own names for BOS, EOS and padding (Qwen2's has no BOS and ends turns
+    with ``<|im_end|>``; Gemma's are ``<bos>``/``<eos>``), since chat templates and processors write those strings
+    and generation stops at the checkpoint's EOS.
+
+    Args:
+        special_tokens: Tokens kept whole besides ``bos``, ``eos`` and ``pad`` (image placeholders, turn markers).
+        bos: The BOS token's text, or None for tokenizers without one (Qwen2's).
+        eos: The end-of-sequence token (the one that ends the assistant's turn, so generation stops there).
+        pad: The padding token.
+        add_bos: Whether encoding with special tokens prepends ``bos`` (Gemma's, Llama's and Mistral's do).
+        named: Extra special tokens the processor reads as tokenizer attributes (``{"video_token": "<video>"}``
+            gives ``tokenizer.video_token`` and ``tokenizer.video_token_id``).
+    """
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    named = named or {}
+    fixed = [token for token in [pad, bos, eos] if token is not None]
+    extra = list(dict.fromkeys(token for token in [*special_tokens, *named.values()] if token not in fixed))
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=[*fixed, *extra],
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False)
+    core.train_from_iterator(TRAINING_TEXT, trainer=trainer)
+    if add_bos:
+        if bos is None:
+            raise ValueError("add_bos needs a bos token")
+        core.post_processor = processors.TemplateProcessing(single=f"{bos} $A", pair=f"{bos} $A {bos} $B",
+                                                            special_tokens=[(bos, core.token_to_id(bos))])
+    return PreTrainedTokenizerFast(tokenizer_object=core, bos_token=bos, eos_token=eos, pad_token=pad,
+                                   additional_special_tokens=extra,
+                                   extra_special_tokens=named, padding_side="left")
