@@ -107,6 +107,20 @@ def test_mme_image_without_two_questions_is_reported_not_a_crash():
     assert "'count'" in result.warnings[0] and "img1.jpg (3 questions)" in result.warnings[0]
 
 
+def test_mme_totals_hold_only_mme_subtasks_in_their_official_part():
+    # Campaign replay: a subtask MME does not have, whose rows were labelled perception for one image and cognition
+    # for the other, was counted in both totals; a known subtask labelled cognition moved to the cognition total.
+    frame = numbered(pl.concat([mme_rows("count"), mme_rows("weird"), mme_rows("code_reasoning")]))
+    labels = (pl.when(pl.col("category") == "weird").then(
+        pl.when(pl.col("image_name") == "img0.jpg").then(pl.lit("perception")).otherwise(pl.lit("cognition")))
+        .when(pl.col("category") == "count").then(pl.lit("cognition")).otherwise(pl.lit("cognition")))
+    result = score_frame(frame.with_columns(labels.alias("l2-category")), ScoreOptions(bootstrap=0))
+    assert metric(result, "total", "perception", "score") == (125.0, 1)  # count alone
+    assert metric(result, "total", "cognition", "score") == (125.0, 1)  # code_reasoning alone
+    assert metric(result, "subtask", "weird", "score") == (125.0, 4)  # still shown on its own
+    assert any("'weird' is not an MME subtask" in warning for warning in result.warnings)
+
+
 def test_mme_rows_need_a_subtask():
     frame = numbered(mme_rows()).with_columns(pl.lit(None, dtype=pl.String).alias("category"))
     with pytest.raises(BadInputError, match="category"):

@@ -7,6 +7,10 @@ bootstrap) is the image, ``g_index``, within its subtask.
 An image must have exactly two questions. When one does not, the subtask still gets ``acc``, but its ``acc_plus``
 and ``score`` are left out (they would not be MME's numbers), a ``bad_images`` count is reported, the total covers
 the other subtasks (its ``n`` says how many), and a warning names the images.
+
+A total holds only MME's own subtasks, each in the part the official tool puts it in, whatever a row's
+``l2-category`` says: a row label could otherwise move a subtask to the other total or count it in both. A subtask MME
+does not have is scored on its own and left out of both totals, with a warning naming it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class MmeScorer:
         subtasks = groups_in_order(types, "subtask", {name: i for i, name in enumerate(SUBTASKS)})
         parts = groups_in_order(types, "part", {name: i for i, name in enumerate(PARTS)})
         bad = set(types.filter(pl.col("bad_images") > 0)["subtask"].to_list())
+        unknown = [subtask for subtask in subtasks if part_of(subtask) is None]
         metrics: list[MetricSpec] = []
         for subtask in subtasks:
             metrics.append(accuracy("subtask", subtask, "acc", "right", "questions"))
@@ -57,15 +62,17 @@ class MmeScorer:
             metrics += [accuracy("subtask", subtask, "acc_plus", "both_right", "images"),
                         MetricSpec("subtask", subtask, "score", _score_terms(subtask),
                                    n=cell_stat("subtask", subtask, "questions"))]
-        of_part = types.select("subtask", "part").unique()
         for part in parts:
-            members = [s for s in subtasks if s not in bad and s in of_part.filter(pl.col("part") == part)["subtask"]]
+            members = [s for s in subtasks if s not in bad and part_of(s) == part]
             if members:
                 terms = tuple(term for subtask in members for term in _score_terms(subtask))
                 metrics.append(MetricSpec("total", part, "score", terms, n=len(members)))
         metrics += [count("overall", "Overall", name, name, "questions") for name in ("unmatched", "failed")]
         cells = (CellLevel("subtask", "subtask"), CellLevel("total", "part"), CellLevel("overall", "overall"))
-        return ScorePlan(types, cells, STATS, tuple(metrics), tuple(_bad_image_warnings(images, bad)))
+        warnings = _bad_image_warnings(images, bad) + [
+            f"{subtask!r} is not an MME subtask: scored on its own, left out of the perception and cognition totals"
+            for subtask in unknown]
+        return ScorePlan(types, cells, STATS, tuple(metrics), tuple(warnings))
 
 
 def image_units(rows: pl.DataFrame) -> pl.DataFrame:
@@ -80,15 +87,12 @@ def image_units(rows: pl.DataFrame) -> pl.DataFrame:
         raise BadInputError("MME rows need their subtask in 'category'", index=first, column="category")
     image = next((c for c in ("image_name", "image_path") if c in rows.columns), None)
     name = pl.col(image).first() if image else pl.col("g_index").first().cast(pl.String)
-    given_part = (pl.col("l2-category").cast(pl.String).str.to_lowercase().first()
-                  if "l2-category" in rows.columns else pl.lit(None, dtype=pl.String))
     units = rows.group_by("category", "g_index").agg(
         pl.len().cast(pl.Int64).alias("questions"),
         pl.col("hit").sum().alias("right"),
         pl.col("unmatched").sum(),
         pl.col("failed").sum(),
         name.alias("image"),
-        given_part.alias("given_part"),
     )
     canonical = {name.lower(): canonical_subtask(name) for name in SUBTASKS}
     subtask = pl.col("category").str.to_lowercase().replace_strict(canonical, default=pl.col("category"))
@@ -99,7 +103,7 @@ def image_units(rows: pl.DataFrame) -> pl.DataFrame:
         ((pl.col("questions") == QUESTIONS_PER_IMAGE) & (pl.col("right") == QUESTIONS_PER_IMAGE))
         .cast(pl.Int64).alias("both_right"),
         (pl.col("questions") != QUESTIONS_PER_IMAGE).cast(pl.Int64).alias("bad_images"),
-        pl.when(pl.col("given_part").is_in(PARTS)).then(pl.col("given_part")).otherwise(known_part).alias("part"),
+        known_part.alias("part"),
         pl.col("subtask").alias(STRATUM),
     )
 
