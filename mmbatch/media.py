@@ -10,12 +10,12 @@ import ast
 import base64
 import binascii
 import io
-import json
 from pathlib import Path
 
 from PIL import Image
 
 from mmbatch.errors import BadInputError
+from mmbatch.json_text import parse_json
 
 DEFAULT_MAX_PIXELS = 64_000_000
 """Largest image (width x height) accepted by default; larger files are refused as likely decompression bombs."""
@@ -98,7 +98,7 @@ def media_paths(cell: str) -> list[str]:
     text = cell.strip()
     if text.startswith("["):
         try:
-            items = json.loads(text)
+            items = parse_json(text)
         except ValueError:
             return [cell]
         if isinstance(items, list):

@@ -21,6 +21,7 @@ import polars as pl
 
 from mmbatch import __version__
 from mmbatch.errors import BadInputError
+from mmbatch.json_text import parse_json
 from mmbatch.schema.types import restore_types
 from mmbatch.secret_values import scrub_frame, scrub_value
 
@@ -203,7 +204,7 @@ def _parse_metadata(raw: bytes | None, where: Path) -> dict[str, Any]:
     if raw is None:
         return {}
     try:
-        metadata = json.loads(raw)
+        metadata = parse_json(raw, finite_numbers=False)
     except (ValueError, UnicodeDecodeError) as exc:
         raise BadInputError(f"unreadable mmbatch metadata ({_first_line(exc)})", path=where) from exc
     if not isinstance(metadata, dict):

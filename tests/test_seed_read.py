@@ -183,6 +183,12 @@ def test_bad_record_through_the_cli_leaves_no_output(cli, tmp_path: Path) -> Non
     ('{"questions": []}', "non-empty list of questions"),
     ('{"questions": [1, 2]}', "must be a JSON object"),
     ('{"questions": [], "question_type": [1]}', "must map dimension names to ids"),
+    # Campaign replays: 1e400 became the id "inf" (or an OverflowError for a dimension, an infer abort for a
+    # segment); an array nested 100,000 deep raised RecursionError, a traceback.
+    ('{"questions": [{"question_id": 1e400}]}', "the number 1e400 is out of range"),
+    ('{"questions": [{"question_type_id": -1e400}]}', "the number -1e400 is out of range"),
+    ('{"questions": [{"segment": [0, NaN]}]}', "NaN is not a number"),
+    ('{"questions": [{"extra": ' + "[" * 100_000 + "]" * 100_000 + "}]}", "nested too deeply"),
 ])
 def test_bad_json_file(tmp_path: Path, text: str, message: str) -> None:
     path = tmp_path / "seed.json"

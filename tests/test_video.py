@@ -92,3 +92,33 @@ def test_frame_files_are_all_kept_up_to_num_frames(tmp_path: Path) -> None:
     assert [frame_number(im) for im in read_frame_files(paths, 8)] == [0, 1, 2, 3, 4, 6, 7, 8]
     with pytest.raises(ValueError):
         read_frame_files([], 8)
+
+
+def test_a_segment_that_is_not_two_finite_numbers_fails_its_row_not_the_run(tmp_path: Path) -> None:
+    # Campaign replay: a prepared file holding the segment [0, 1e400] (inf) aborted every infer run with an
+    # OverflowError. The SEED reader now refuses such a JSON at prepare (tests/test_seed_read.py); a prepared file
+    # written elsewhere still reaches infer, where the row fails and the others run.
+    import polars as pl
+
+    from mmbatch.cli import main
+    from mmbatch.tableio import read_table, write_table
+    from tests.conftest import EXAMPLES
+
+    prepared = tmp_path / "prepared.parquet"
+    assert main(["prepare", "--benchmark", "seedbench", "--input", str(EXAMPLES / "seed" / "seed_example.json"),
+                 "--media-root", str(EXAMPLES / "seed" / "media"), "--output", str(prepared)]) == 0
+    table = read_table(prepared)
+    videos = table.frame.filter(pl.col("segment").is_not_null())["index"].to_list()
+    broken = pl.when(pl.col("index") == videos[0]).then(pl.lit([0.0, float("inf")])).when(
+        pl.col("index") == videos[1]).then(pl.lit([None, 3.0], dtype=pl.List(pl.Float64))).otherwise(
+        pl.col("segment"))
+    write_table(table.frame.with_columns(broken.alias("segment")), prepared, table.metadata)
+    output = tmp_path / "preds.parquet"
+    for _ in range(2):  # the rerun retries the two rows and fails them again, instead of aborting
+        assert main(["infer", "--input", str(prepared), "--output", str(output), "--backend", "echo",
+                     "--model", "media", "--media-root", str(EXAMPLES / "seed" / "media")]) == 3
+        frame = read_table(output).frame
+        failed = frame.filter(pl.col("error").is_not_null())
+        assert sorted(failed["index"].to_list()) == sorted(videos[:2])
+        assert all("two finite numbers" in error for error in failed["error"])
+        assert frame.height == table.frame.height

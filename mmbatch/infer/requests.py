@@ -16,6 +16,7 @@ in the row's ``error`` and goes on.
 
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -191,10 +192,21 @@ class RequestBuilder:
             raise RowError(f"column 'video_path': {exc}") from exc
 
     def _frame_request(self, row: dict[str, Any]) -> FrameRequest:
-        segment = row.get("segment")
         dimension = row.get("question_type_id") if row.get("benchmark") == SEED_BENCHMARK else None
-        return FrameRequest(
-            num_frames=self.num_frames,
-            dimension=None if dimension is None else int(dimension),
-            segment=(float(segment[0]), float(segment[1])) if segment is not None and len(segment) == 2 else None,
-        )
+        return FrameRequest(num_frames=self.num_frames, dimension=None if dimension is None else int(dimension),
+                            segment=_segment(row.get("segment")))
+
+
+def _segment(cell: Any) -> tuple[float, float] | None:
+    """The ``segment`` cell as (start, end), None when the row has none.
+
+    Raises:
+        ValueError: anything but two finite numbers (a file from elsewhere can hold ``[0, inf]`` or a null), so
+            that the row fails instead of the whole run.
+    """
+    if cell is None:
+        return None
+    values = list(cell)
+    if len(values) != 2 or not all(isinstance(v, int | float) and math.isfinite(v) for v in values):
+        raise ValueError(f"segment {values!r} is not [start, end] as two finite numbers")
+    return float(values[0]), float(values[1])

@@ -6,11 +6,11 @@ importer imports another importer).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from mmbatch.errors import BadInputError
+from mmbatch.json_text import parse_json
 
 
 def read_jsonl(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -27,7 +27,7 @@ def read_jsonl(path: Path, required: tuple[str, ...]) -> list[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = parse_json(line)
             except ValueError as exc:
                 raise BadInputError(f"line {number} is not JSON ({exc})", path=path) from exc
             missing = [key for key in required if not isinstance(record, dict) or key not in record]
@@ -62,7 +62,7 @@ def read_result_lines(path: Path) -> list[dict[str, Any]]:
                  for number, line in enumerate(text.splitlines(), start=1)]
         items = [(number, item) for number, item in items if item not in ("", "[", "]")]
         try:  # one parse for the whole file is several times faster than one per line
-            records = list(zip([n for n, _ in items], json.loads("[" + ",".join(i for _, i in items) + "]"),
+            records = list(zip([n for n, _ in items], parse_json("[" + ",".join(i for _, i in items) + "]"),
                                strict=True))
         except ValueError:
             records = [(number, _loads(item, path, number)) for number, item in items]
@@ -78,6 +78,6 @@ def read_result_lines(path: Path) -> list[dict[str, Any]]:
 
 def _loads(text: str, path: Path, number: int) -> Any:
     try:
-        return json.loads(text)
+        return parse_json(text)
     except ValueError as exc:
         raise BadInputError(f"line {number} is not JSON ({exc})", path=path) from exc

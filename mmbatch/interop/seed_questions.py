@@ -8,7 +8,6 @@ file with ``gt_answer`` (e.g. the official GPT-4V file) gives only the ground tr
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import polars as pl
 from mmbatch.benchmarks.seedbench.questions import load_questions
 from mmbatch.errors import BadInputError
 from mmbatch.interop.json_lines import read_result_lines
+from mmbatch.json_text import parse_json
 
 QUESTION_COLUMNS: dict[str, pl.DataType] = {
     "question_id": pl.String(), "question": pl.String(), "A": pl.String(), "B": pl.String(), "C": pl.String(),
@@ -66,7 +66,7 @@ def read_seed_questions(paths: tuple[Path, ...]) -> SeedQuestions:
 def _is_benchmark_json(path: Path) -> bool:
     """Whether ``path`` is one JSON object with ``questions`` (a result file is JSON lines, or a JSON array)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError):
         return False
     return isinstance(data, dict) and "questions" in data

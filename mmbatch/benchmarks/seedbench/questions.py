@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.errors import BadInputError
+from mmbatch.json_text import parse_json
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -20,16 +21,19 @@ def load_questions(path: Path) -> tuple[list[dict[str, Any]], dict[int, str] | N
     """The question records of a SEED JSON file and its ``question_type`` table (id -> name), if it has one.
 
     Raises:
-        BadInputError: the file is missing, not JSON, or not a list of question objects.
+        BadInputError: the file is missing, not JSON, or not a list of question objects; a number that is not a
+            finite float (``1e400`` would become an id of ``inf`` or a segment that aborts infer), nesting too deep.
     """
     if not path.is_file():
         raise BadInputError("no such file", path=path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        data = parse_json(path.read_bytes().decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise BadInputError(f"the file is not UTF-8 ({exc.reason} at byte {exc.start})", path=path) from exc
     except json.JSONDecodeError as exc:
         raise BadInputError(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})", path=path) from exc
+    except ValueError as exc:
+        raise BadInputError(f"not a readable question file: {exc}", path=path) from exc
     names = None
     if isinstance(data, dict):
         names = _question_types(data.get("question_type"), path)
