@@ -52,6 +52,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-NeXT", "llava_next", "build_llava_next"),
     Family("InternVL", "internvl", "build_internvl"),
     Family("LLaVA-OneVision", "llava_onevision", "build_llava_onevision"),
+    Family("SmolVLM", "smolvlm", "build_smolvlm"),
     Family("Idefics3", "idefics3", "build_idefics3_llama3"),
     Family("Gemma 3", "gemma3", "build_gemma3"),
 ]}
