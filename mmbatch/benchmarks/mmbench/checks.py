@@ -6,9 +6,10 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.benchmarks.mmbench.image_column import image_column_as_text
 from mmbatch.errors import BadInputError
 from mmbatch.row_facts import present_letters
-from mmbatch.schema.types import restore_types
+from mmbatch.schema.types import conform_types, restore_types
 
 REQUIRED_COLUMNS = ("index", "question")
 """Columns an MMBench-style file cannot do without (plus ``image`` or ``image_path``)."""
@@ -37,8 +38,13 @@ def check_columns(frame: pl.DataFrame, source: Path) -> None:
 
 
 def typed_rows(frame: pl.DataFrame, source: Path) -> pl.DataFrame:
-    """``frame`` with declared columns typed (Parquet input may hold text where numbers belong)."""
-    frame = restore_types(frame, path=source)
+    """``frame`` with declared columns typed: Parquet input may hold text where numbers belong, or numbers,
+    booleans and image bytes where text belongs.
+
+    Raises:
+        BadInputError: a declared column whose values do not fit its type, naming it.
+    """
+    frame = conform_types(restore_types(image_column_as_text(frame, source), path=source), path=source)
     if frame.schema["index"] != pl.Int64:
         try:
             frame = frame.with_columns(pl.col("index").cast(pl.Int64, strict=True))
