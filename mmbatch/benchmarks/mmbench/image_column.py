@@ -29,7 +29,8 @@ def image_column_as_text(frame: pl.DataFrame, source: Path) -> pl.DataFrame:
         return frame
     dtype = frame.schema[IMAGE]
     if isinstance(dtype, pl.List):
-        inner = _payload(pl.element(), dtype.inner, source)
+        stored = dtype.inner if isinstance(dtype.inner, pl.DataType) else dtype.inner()  # a class: no parameters
+        inner = _payload(pl.element(), stored, source)
         items = pl.col(IMAGE).list.eval(inner)
         text = pl.when(items.list.len() > 0).then(
             pl.concat_str(pl.lit('["'), items.list.join('", "'), pl.lit('"]')))
