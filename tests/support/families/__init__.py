@@ -53,6 +53,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("InternVL", "internvl", "build_internvl"),
     Family("LLaVA-OneVision", "llava_onevision", "build_llava_onevision"),
     Family("SmolVLM", "smolvlm", "build_smolvlm"),
+    Family("Gemma 4", "gemma4", "build_gemma4"),
     Family("Idefics3", "idefics3", "build_idefics3_llama3"),
     Family("Gemma 3", "gemma3", "build_gemma3"),
 ]}
