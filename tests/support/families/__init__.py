@@ -56,6 +56,10 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Gemma 4", "gemma4", "build_gemma4"),
     Family("Idefics3", "idefics3", "build_idefics3_llama3"),
     Family("Gemma 3", "gemma3", "build_gemma3"),
+    Family("Qwen2-VL", "qwen_vl", "build_qwen2_vl"),
+    Family("Qwen2.5-VL", "qwen_vl", "build_qwen2_5_vl"),
+    Family("Qwen3-VL", "qwen_vl", "build_qwen3_vl"),
+    Family("Qwen3.5", "qwen_vl", "build_qwen3_5"),
 ]}
 """Every family of the matrix, by name."""
 
