@@ -60,6 +60,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Qwen2.5-VL", "qwen_vl", "build_qwen2_5_vl"),
     Family("Qwen3-VL", "qwen_vl", "build_qwen3_vl"),
     Family("Qwen3.5", "qwen_vl", "build_qwen3_5"),
+    Family("GLM-4V", "glm4v", "build_glm4v"),
 ]}
 """Every family of the matrix, by name."""
 
