@@ -1,7 +1,8 @@
 """Typed, versioned records of what a stage did, kept in its output file's metadata and read back by the next stage.
 
-A stage writes its record with :meth:`to_metadata` under its own key (``prepare``, ``infer``); the next stage reads it
-with :meth:`from_metadata` and gets typed fields instead of string paths into an untyped dict. ``record_version``
+A stage writes its record with :meth:`to_metadata` under its own key (``prepare``, ``infer``, ``extract``, ``score``,
+``import``); the next stage, ``report`` and ``view`` read it with :meth:`from_metadata` and get typed fields instead of
+string paths into an untyped dict. ``record_version``
 says which layout a file holds: files written before records were versioned read as version 0, with the same keys.
 A record carries only what later stages read; everything else a stage records stays beside it under the same key.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 RECORD_VERSION = 1
-"""The layout :meth:`PrepareRecord.to_metadata` and :meth:`InferRecord.to_metadata` write."""
+"""The layout every record's :meth:`to_metadata` writes."""
 
 
 def _read(cls: type[Any], recorded: object) -> Any:
@@ -24,7 +25,8 @@ def _read(cls: type[Any], recorded: object) -> Any:
         return None
     names = {item.name for item in dataclasses.fields(cls)}
     values = {name: recorded[name] for name in names if name in recorded}
-    values.setdefault("record_version", 0)
+    if "record_version" in names:
+        values.setdefault("record_version", 0)
     return cls(**values)
 
 
@@ -76,6 +78,14 @@ class InferRecord:
     """``K/N`` of the shard this file holds, or the whole file."""
     backend_options: dict[str, Any] = field(default_factory=dict)
     """The backend's options class as filled for the run."""
+    backend_settings: dict[str, Any] = field(default_factory=dict)
+    """What the backend reported about itself: architecture, revision, dtype, decoding and scoring choices."""
+    revision: str | None = None
+    """``--revision`` as given (the backend's settings hold the revision it resolved)."""
+    prompt_templates: list[str] = field(default_factory=list)
+    """The prompt templates of the rows answered."""
+    mmbatch_version: str | None = None
+    """The mmbatch that answered."""
     record_version: int = RECORD_VERSION
     """Layout of this record (0: written before records were versioned)."""
 
@@ -87,4 +97,112 @@ class InferRecord:
     def from_metadata(cls, metadata: Mapping[str, Any]) -> InferRecord | None:
         """The record of a file's metadata; None when no ``infer`` wrote the file (an imported file)."""
         record: InferRecord | None = _read(cls, metadata.get("infer"))
+        return record
+
+
+@dataclass(frozen=True)
+class JudgeRecord:
+    """The judge ``extract`` asked, as recorded under ``extract.judge``."""
+
+    model: str
+    """The judge model."""
+    base_url: str | None = None
+    """Its server (None: the official API)."""
+
+
+@dataclass(frozen=True)
+class ExtractRecord:
+    """What ``extract`` recorded under ``extract`` that ``score``, ``report`` and a rerun read."""
+
+    input_format: str | None = None
+    """``mmbatch`` for predictions from ``infer``, else the foreign format read (``vlmevalkit``...)."""
+    input_sha256: str | None = None
+    """SHA-256 of the predictions file extracted."""
+    choice_rules: str | None = None
+    """The era of VLMEvalKit's choice rules used (``--choice-rules``)."""
+    yes_no_rule: str | None = None
+    """MME's yes/no rule (``--yes-no-rule``)."""
+    likelihood_reduction: str | None = None
+    """How likelihood rows ranked their options."""
+    judge: JudgeRecord | None = None
+    """The judge, or None when the rules alone decided (``--no-judge``)."""
+    clip: dict[str, Any] | None = None
+    """generate-image rows: the CLIP model and how it compared pictures (None: no such rows)."""
+    record_version: int = RECORD_VERSION
+    """Layout of this record (0: written before records were versioned)."""
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The fields as a plain dict, to merge into the ``extract`` metadata (``choice_rules`` stays a mapping with
+        its ``name``, as files have always held it)."""
+        recorded = dataclasses.asdict(self)
+        recorded["choice_rules"] = {"name": self.choice_rules}
+        return recorded
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> ExtractRecord | None:
+        """The record of a file's metadata; None when no ``extract`` wrote the file."""
+        recorded = metadata.get("extract")
+        if not isinstance(recorded, Mapping):
+            return None
+        rules = recorded.get("choice_rules")
+        judge = recorded.get("judge")
+        record: ExtractRecord = _read(cls, {
+            **recorded,
+            "choice_rules": rules.get("name") if isinstance(rules, Mapping) else rules,
+            "judge": _read(JudgeRecord, judge) if isinstance(judge, Mapping) and judge.get("model") else None,
+        })
+        return record
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """What ``score`` recorded under ``score`` in the metrics and hits files."""
+
+    benchmark: str | None = None
+    """``--benchmark``: only this benchmark's rows were scored (None: every benchmark of the file)."""
+    subset: str = "all"
+    """``all`` or ``answered`` (only rows with a ground truth were scored)."""
+    bootstrap: int = 0
+    """Bootstrap replicates of the intervals (0: none)."""
+    coverage: dict[str, Any] | None = None
+    """With ``--subset answered``: rows scored and rows left out."""
+    record_version: int = RECORD_VERSION
+    """Layout of this record (0: written before records were versioned)."""
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The fields as a plain dict, to merge into the ``score`` metadata."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> ScoreRecord | None:
+        """The record of a file's metadata; None when no ``score`` wrote the file."""
+        record: ScoreRecord | None = _read(cls, metadata.get("score"))
+        return record
+
+
+@dataclass(frozen=True)
+class ImportRecord:
+    """What ``import`` recorded under ``import``: which foreign file the predictions came from."""
+
+    format: str | None = None
+    """The format read (``vlmevalkit``, ``llava-jsonl``, ``mme-eval-tool``, ``seed-results``)."""
+    source: str | None = None
+    """The file or folder imported."""
+    benchmark: str | None = None
+    """The benchmark of its rows."""
+    model: str | None = None
+    """The model name the rows got."""
+    rows: int | None = None
+    """Rows imported."""
+    record_version: int = RECORD_VERSION
+    """Layout of this record (0: written before records were versioned)."""
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The fields as a plain dict, to merge into the ``import`` metadata."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> ImportRecord | None:
+        """The record of a file's metadata; None when no ``import`` wrote the file."""
+        record: ImportRecord | None = _read(cls, metadata.get("import"))
         return record

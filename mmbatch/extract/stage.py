@@ -30,7 +30,7 @@ from mmbatch.openai_client import OFFICIAL_BASE_URL
 from mmbatch.prompts import is_missing
 from mmbatch.row_facts import file_sha256
 from mmbatch.schema.validate import answer_names_empty_option
-from mmbatch.stage_records import InferRecord
+from mmbatch.stage_records import ExtractRecord, InferRecord, JudgeRecord
 from mmbatch.tableio import check_writable, file_format, read_table, write_table
 
 RESUME_KEY = "extract_resume"
@@ -96,9 +96,9 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
                           answers_naming_empty_option=int(answer_names_empty_option(frame).sum()),
                           official_api=_is_official_api(options.judge_base_url))
     output = _with_outcomes(frame, outcomes)
-    settings = {**_extract_metadata(options, input_format, summary),
-                "clip": clip or (table.metadata.get("extract") or {}).get("clip"),
-                "likelihood_scored": "letters" if letter_scoring else "option texts"}
+    earlier = ExtractRecord.from_metadata(table.metadata)
+    settings = _extract_metadata(options, input_format, journal.settings["input_sha256"], summary,
+                                 clip or (earlier.clip if earlier else None), letter_scoring)
     metadata = {**table.metadata, "stage": "extracted", "extract": settings,
                 RESUME_KEY: journal.settings}
     write_table(output, options.output, metadata)
@@ -231,12 +231,17 @@ def _with_outcomes(frame: pl.DataFrame, outcomes: dict[int, Outcome]) -> pl.Data
     return joined.with_columns(decided.select(added))
 
 
-def _extract_metadata(options: ExtractOptions, input_format: str, summary: dict[str, Any]) -> dict[str, Any]:
-    judge: dict[str, Any] | None = None
-    if options.use_judge:
-        judge = {
-            "model": options.judge_model,
-            "base_url": options.judge_base_url,
+def _extract_metadata(options: ExtractOptions, input_format: str, input_sha256: str, summary: dict[str, Any],
+                      clip: dict[str, Any] | None, letter_scoring: bool) -> dict[str, Any]:
+    """What is recorded under ``extract``: the :class:`ExtractRecord` later stages read, and the run's details."""
+    record = ExtractRecord(
+        input_format=input_format, input_sha256=input_sha256, choice_rules=options.choice_rules,
+        yes_no_rule=options.yes_no_rule, likelihood_reduction=options.likelihood_reduction,
+        judge=JudgeRecord(options.judge_model, options.judge_base_url) if options.use_judge else None, clip=clip)
+    recorded = record.to_metadata()
+    recorded["choice_rules"]["source"] = CHOICE_RULES[options.choice_rules].source
+    if recorded["judge"] is not None:
+        recorded["judge"] |= {
             "prompt_template_hash": template_hash(MCQ_TEMPLATE_EN, MCQ_TEMPLATE_CN, YES_NO_TEMPLATE),
             "tries": {"mcq": "3 at temperature 0", "yes-no": "5 at temperatures 0, 0.5, 1.0, 1.5, 2.0"},
             "skip_failed_groups": options.skip_failed_groups,
@@ -244,14 +249,11 @@ def _extract_metadata(options: ExtractOptions, input_format: str, summary: dict[
         }
     return {
         "input": str(options.input),
-        "input_format": input_format,
         "benchmark": options.benchmark,
         "rule": RULE_VARIANT,
-        "choice_rules": {"name": options.choice_rules, "source": CHOICE_RULES[options.choice_rules].source},
-        "yes_no_rule": options.yes_no_rule,
-        "likelihood_reduction": options.likelihood_reduction,
-        "judge": judge,
         "unmatched": options.unmatched,
         "seed": options.seed if options.unmatched == "random" else None,
         "counts": summary,
+        "likelihood_scored": "letters" if letter_scoring else "option texts",
+        **recorded,
     }

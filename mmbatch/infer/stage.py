@@ -212,7 +212,8 @@ def _previous_backend_settings(progress_dir: Path, output: Path) -> dict[str, An
     if recorded.is_file():
         return dict(json.loads(recorded.read_text("utf-8")))
     if output.is_file():
-        return (read_metadata(output).get("infer") or {}).get("backend_settings")
+        record = InferRecord.from_metadata(read_metadata(output))
+        return record.backend_settings if record is not None and record.backend_settings else None
     return None
 
 
@@ -222,19 +223,19 @@ def _metadata(table: Table, options: InferOptions, settings: dict[str, Any], bac
     record = InferRecord(backend=options.backend, model=backend_options.model,
                          likelihood_target=options.likelihood_target,
                          input_fingerprint=settings["input_fingerprint"], shard=shard,
-                         backend_options=dataclasses.asdict(backend_options))
+                         backend_options=dataclasses.asdict(backend_options), backend_settings=backend_settings,
+                         revision=options.revision,
+                         prompt_templates=sorted(table.frame["prompt_template"].unique().to_list()),
+                         mmbatch_version=__version__)
     infer = {
         **run_settings(options),
         **record.to_metadata(),
-        "backend_settings": backend_settings,
         "input": str(options.input),
         "input_fingerprint": settings["input_fingerprint"],
         "input_rows": table.frame.height,
-        "prompt_templates": sorted(table.frame["prompt_template"].unique().to_list()),
         "shard": shard,
         "shard_rows": shard_rows,
         "progress_dir": str(journal_dir),
-        "mmbatch_version": __version__,
         "resume": settings,
     }
     return {**table.metadata, "stage": "predictions", "infer": infer}

@@ -16,6 +16,7 @@ from mmbatch.errors import BadInputError
 from mmbatch.interop import IMPORT_FORMATS
 from mmbatch.interop.rows import ImportOptions, ImportResult
 from mmbatch.schema.validate import answer_names_empty_option
+from mmbatch.stage_records import ImportRecord
 from mmbatch.tableio import file_format, write_table
 
 USES_QUESTIONS = ("llava-jsonl", "seed-results")
@@ -56,7 +57,10 @@ def import_file(format_name: str, options: ImportOptions, output: Path) -> Impor
         raise BadInputError(f"--duplicate-index renumber applies to vlmevalkit files, not {format_name}")
     result = importlib.import_module(IMPORT_FORMATS[format_name]).import_rows(options)
     unanswerable = int(answer_names_empty_option(result.frame).sum())
-    settings = {**result.settings, "source": str(options.input), "questions": [str(q) for q in options.questions],
+    record = ImportRecord(format=result.settings.get("format"), source=str(options.input),
+                          benchmark=result.settings.get("benchmark"), model=result.settings.get("model"),
+                          rows=result.frame.height)
+    settings = {**result.settings, **record.to_metadata(), "questions": [str(q) for q in options.questions],
                 "answers_naming_empty_option": unanswerable}
     write_table(result.frame, output, {"stage": "predictions", "import": settings})
     return ImportedFile(output, ImportResult(result.frame, settings), unanswerable)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.row_facts import file_sha256
+from mmbatch.stage_records import ExtractRecord, ImportRecord, InferRecord, PrepareRecord
 
 FIELDS = ("model", "revision", "backend", "benchmark version", "prompt template", "judge", "choice rules",
           "mmbatch", "written (UTC)", "metrics SHA-256", "input SHA-256")
@@ -35,36 +36,37 @@ class Provenance:
 def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[str],
                shown: dict[str, str]) -> Provenance:
     """Read what ``metadata`` (the metrics file's) records about the run that made ``path``."""
-    prepare = _section(metadata, "prepare")
-    infer = _section(metadata, "infer")
-    extract = _section(metadata, "extract")
-    resume = _section(metadata, "extract_resume")
-    backend = _section(infer, "backend_settings")
-    judge = extract.get("judge")
-    judge_text = "none (rules only)" if not judge else (
-        str(judge.get("model")) + (f" at {judge['base_url']}" if judge.get("base_url") else "")
-        if isinstance(judge, dict) else str(judge))
-    rules = extract.get("choice_rules")
-    rules_text = rules.get("name") if isinstance(rules, dict) else rules
-    if extract.get("yes_no_rule"):
-        rules_text = f"{rules_text or '–'}; yes/no {extract['yes_no_rule']}"
-    templates = prepare.get("template") or ", ".join(str(t) for t in infer.get("prompt_templates") or [])
+    prepare = PrepareRecord.from_metadata(metadata) or PrepareRecord()
+    infer = InferRecord.from_metadata(metadata) or InferRecord()
+    extract = ExtractRecord.from_metadata(metadata) or ExtractRecord()
+    imported = ImportRecord.from_metadata(metadata) or ImportRecord()
+    backend = infer.backend_settings
+    judge = extract.judge
+    judge_text = "none (rules only)" if judge is None else (
+        judge.model + (f" at {judge.base_url}" if judge.base_url else ""))
+    rules_text = extract.choice_rules
+    if extract.yes_no_rule:
+        rules_text = f"{rules_text or '–'}; yes/no {extract.yes_no_rule}"
+    templates = prepare.template or ", ".join(infer.prompt_templates)
     values = {
-        "model": str(infer.get("model") or ", ".join(models) or "–"),
-        "revision": str(infer.get("revision") or backend.get("revision") or backend.get("commit") or "–"),
-        "backend": str(infer.get("backend") or extract.get("input_format") or "–"),
-        "benchmark version": str(prepare.get("benchmark_version") or "–"),
+        "model": str(infer.model or imported.model or ", ".join(models) or "–"),
+        "revision": str(infer.revision or backend.get("revision") or backend.get("commit") or "–"),
+        "backend": str(infer.backend or (imported.format and f"imported ({imported.format})")
+                       or extract.input_format or "–"),
+        "benchmark version": str(prepare.benchmark_version or "–"),
         "prompt template": str(templates or "–"),
         "judge": judge_text,
         "choice rules": str(rules_text or "–"),
-        "mmbatch": str(metadata.get("mmbatch_version") or infer.get("mmbatch_version") or "–"),
+        "mmbatch": str(metadata.get("mmbatch_version") or infer.mmbatch_version or "–"),
         "written (UTC)": datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M"),
         "metrics SHA-256": file_sha256(path)[:16],
-        "input SHA-256": str(resume.get("input_sha256") or "–")[:16],
+        "input SHA-256": str(extract.input_sha256 or _resumed_input_digest(metadata) or "–")[:16],
     }
     return Provenance(label, str(path), values, shown)
 
 
-def _section(metadata: dict[str, Any], name: str) -> dict[str, Any]:
-    value = metadata.get(name)
-    return value if isinstance(value, dict) else {}
+def _resumed_input_digest(metadata: dict[str, Any]) -> str | None:
+    """The extracted input's digest in files written before :class:`ExtractRecord` held it (its resume settings)."""
+    resume = metadata.get("extract_resume")
+    digest = resume.get("input_sha256") if isinstance(resume, dict) else None
+    return digest if isinstance(digest, str) else None

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mmbatch.score.metrics_table import check_metrics_path, hits_path, write_metrics
 from mmbatch.score.stage import ScoreOptions, ScoreResult, score_frame
+from mmbatch.stage_records import ScoreRecord
 from mmbatch.tableio import read_table, write_table
 
 
@@ -48,8 +49,10 @@ def run_score(input_path: Path, output: Path, options: ScoreOptions) -> ScoreFil
     table = read_table(input_path)
     result = score_frame(table.frame, options, path=input_path)
     rows_path = hits_path(output)
-    settings = {**options.settings(), "input": str(input_path), "metrics_file": output.name,
-                "hits_file": rows_path.name, "warnings": list(result.warnings), "coverage": result.coverage}
+    record = ScoreRecord(benchmark=options.benchmark, subset=options.subset, bootstrap=options.bootstrap,
+                         coverage=result.coverage)
+    settings = {**options.settings(), **record.to_metadata(), "input": str(input_path), "metrics_file": output.name,
+                "hits_file": rows_path.name, "warnings": list(result.warnings)}
     write_table(result.hits, rows_path, {**table.metadata, "stage": "hits", "score": settings})
     write_metrics(result.metrics, output, {**table.metadata, "stage": "scores", "score": settings})
     return ScoreFiles(output, rows_path, result)
