@@ -106,3 +106,20 @@ def test_infer_cli_with_the_openai_backend(cli, tmp_path: Path) -> None:
     frame = read_table(out).frame.sort("index")
     assert frame["prediction"].to_list() == ["B (2 parts)"] * 6  # one image (copies resolve the reference) + text
     assert frame["error"].null_count() == 6
+
+
+@pytest.mark.parametrize("usage", [{"prompt_tokens": "abc", "completion_tokens": [1]},
+                                   {"prompt_tokens": 1e308 * 10, "completion_tokens": True}, "not an object"],
+                         ids=["text-and-list", "inf-and-bool", "not-an-object"])
+def test_a_reply_whose_usage_counts_are_not_numbers_keeps_its_answer(tmp_path: Path, usage: object) -> None:
+    # Campaign replay: usage.prompt_tokens "abc" from a server. The answer is fine, so the row is kept; the counts
+    # are unknown, so they are null (not 0, not a failed row, not a crash).
+    from mmbatch.cli import main
+
+    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(2, copies=1))
+    out = tmp_path / "pred.parquet"
+    with OpenAIServer(ServerScript(reply="C", extra=lambda body: {"usage": usage})) as server:
+        assert main(["infer", "--input", str(prepared), "--output", str(out), "--backend", "openai", "--model",
+                     "local-model", "--base-url", server.base_url]) == 0
+    frame = read_table(out).frame
+    assert frame["prediction"].to_list() == ["C", "C"] and frame["output_tokens"].to_list() == [None, None]
