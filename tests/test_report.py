@@ -183,3 +183,25 @@ def test_markdown_shows_a_model_name_as_text_never_as_html(tmp_path: Path) -> No
     assert main(["report", str(metrics), "--output", str(tmp_path / "r.md")]) == 0
     text = (tmp_path / "r.md").read_text()
     assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+@pytest.mark.parametrize("suffix", [".json", ".parquet"])
+def test_a_metric_that_is_not_a_finite_number_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                          bad: float, suffix: str) -> None:
+    # Campaign replay: NaN and inf values were ranked and drawn (an inf model at the top of the board).
+    from mmbatch.cli import main
+
+    rows = model_metrics("alpha", 0)
+    rows[5]["ci_low" if suffix == ".parquet" else "value"] = bad
+    source = tmp_path / f"alpha{suffix}"
+    if suffix == ".json":
+        source.write_text(json.dumps(rows))  # Python writes NaN and Infinity, as a hand-made file may hold them
+    else:
+        pl.DataFrame(rows).write_parquet(source)
+    good = tmp_path / "beta.json"
+    good.write_text(json.dumps(model_metrics("beta", 3)))
+    out = tmp_path / "report.md"
+    assert main(["report", str(source), str(good), "--output", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert "is not a finite number" in error and "mmbench/alpha/l2-category" in error and not out.exists()

@@ -76,7 +76,8 @@ def read_metrics(path: str | Path) -> Table:
     """Read a metrics table written by ``score`` (.json, .tsv or .parquet) with its metadata.
 
     Raises:
-        BadInputError: the file is missing, unreadable or lacks a metrics column.
+        BadInputError: the file is missing, unreadable or lacks a metrics column; a value or interval bound is NaN
+            or infinite.
     """
     path = Path(path)
     check_metrics_path(path)
@@ -86,7 +87,20 @@ def read_metrics(path: str | Path) -> Table:
         raise BadInputError(f"not a metrics table: missing column(s) {', '.join(missing)}", path=path,
                             column=missing[0])
     table.frame = table.frame.cast(pl.Schema(METRICS_SCHEMA))
+    _check_finite(table.frame, path)
     return table
+
+
+def _check_finite(frame: pl.DataFrame, path: Path) -> None:
+    """``score`` never writes a NaN or infinite number (an undefined metric is left out, a missing bound is null),
+    so one comes from a file edited or made elsewhere: refused, rather than ranked first or drawn off the chart."""
+    for column in ("value", "ci_low", "ci_high"):
+        bad = (frame[column].is_nan() | frame[column].is_infinite()).fill_null(False)
+        if bad.any():
+            row = frame.row(int(bad.arg_max() or 0), named=True)
+            where = "/".join(str(row[key]) for key in ("benchmark", "model", "level", "group", "metric"))
+            raise BadInputError(f"{row[column]} is not a finite number (metric {where}); score writes finite values "
+                                "only", path=path, column=column)
 
 
 def read_metrics_rows(path: str | Path) -> Table:
