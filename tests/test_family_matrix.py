@@ -3,12 +3,16 @@ random-weight model saved and loaded through the real ``hf`` backend, must give
 
 1. the same answers and option log-probs at batch size 4 as at batch size 1;
 2. greedy answers equal to ``model.generate`` on the model's own ``apply_chat_template(tokenize=True)`` inputs;
-3. option log-probs equal to a plain forward pass over prompt + option, per option (1e-4 in float32).
+3. option log-probs equal to a plain forward pass over prompt + option, per option (1e-4 in float32);
+4. rows of one group (circular copies of a question, one image) giving the same answers and log-probs as the same
+   rows without a group, sharing their prefix exactly when the model's cache allows it.
 
 The families and their builders are in ``tests/support/families``; ``docs/models.md`` has the table.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from PIL import Image
@@ -72,13 +76,21 @@ def own_template_inputs(processor, request: Request):
 
 
 def answers(backend, family: Family) -> list[str | None]:
-    results = [r for chunk in backend.generate(requests(family), max_new_tokens=family.max_new_tokens) for r in chunk]
+    return answers_of(backend, requests(family), family)
+
+
+def answers_of(backend, rows: list[Request], family: Family) -> list[str | None]:
+    results = [r for chunk in backend.generate(rows, max_new_tokens=family.max_new_tokens) for r in chunk]
     assert all(r.error is None for r in results), [r.error for r in results]
     return [r.prediction for r in results]
 
 
 def option_logprobs(backend, family: Family) -> list[list[float]]:
-    results = [r for chunk in backend.loglikelihood(requests(family)) for r in chunk]
+    return logprobs_of(backend, requests(family))
+
+
+def logprobs_of(backend, rows: list[Request]) -> list[list[float]]:
+    results = [r for chunk in backend.loglikelihood(rows) for r in chunk]
     assert all(r.error is None for r in results), [r.error for r in results]
     return [list(r.choice_logprobs or []) for r in results]
 
@@ -131,3 +143,33 @@ def test_option_logprobs_equal_a_plain_forward_pass_per_option(backends, family)
             logprobs = torch.log_softmax(logits[len(context) - 1: -1], dim=-1)
             expected = logprobs.gather(-1, torch.tensor(ids[len(context):]).unsqueeze(-1)).sum().item()
             assert got == pytest.approx(expected, abs=1e-4)
+
+
+def circular_copies() -> list[Request]:
+    """Three circular copies of one question (one group, one image), each listing the options in rotated order."""
+    image = picture(2)
+    rows = []
+    for shift in range(3):
+        listed = OPTIONS[shift:] + OPTIONS[:shift]
+        prompt = "Which is shown? " + " ".join(f"{letter}. {text}" for letter, text in zip("ABCD", listed, strict=True))
+        rows.append(Request(index=10 + shift, prompt=prompt, images=[image], options=listed, group=7))
+    return rows
+
+
+def test_group_prefix_sharing_changes_nothing(backends, family) -> None:
+    """Rows of one group prefill their common prefix once where the model allows it (plain attention, 1-D
+    positions), and run as strangers where it does not (M-RoPE, linear attention...): answers and option log-probs
+    are those of the same rows without a group either way."""
+    from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+
+    backend = backends[1]
+    grouped = circular_copies()
+    strangers = [replace(request, group=None) for request in grouped]
+    shared_before = (backend.sharing.shared_rows, backend.likelihood_sharing.shared_rows)
+    assert answers_of(backend, grouped, family) == answers_of(backend, strangers, family)
+    for together, alone in zip(logprobs_of(backend, grouped), logprobs_of(backend, strangers), strict=True):
+        assert together == pytest.approx(alone, abs=1e-4)
+    shared = (backend.sharing.shared_rows, backend.likelihood_sharing.shared_rows)
+    blocker = cache_reuse_blocker(backend.loaded.model)
+    # The test means something only if the grouped rows really took the shared path where the model allows it.
+    assert (shared != shared_before) == (blocker is None), blocker
