@@ -54,6 +54,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-OneVision", "llava_onevision", "build_llava_onevision"),
     Family("SmolVLM", "smolvlm", "build_smolvlm"),
     Family("Gemma 4", "gemma4", "build_gemma4"),
+    Family("Mistral3", "mistral3", "build_mistral3"),
     Family("Idefics3", "idefics3", "build_idefics3_llama3"),
     Family("Gemma 3", "gemma3", "build_gemma3"),
     Family("Qwen2-VL", "qwen_vl", "build_qwen2_vl"),
@@ -75,10 +76,13 @@ def family_model(name: str) -> Path:
     """
     import transformers
 
+    from tests.support import pixtral_standin
     from tests.support.video_standin import register
 
     # Builders save, and the backend loads, processors whose video slot holds the stand-in (no torchvision here).
     register()
+    # Pixtral's processor (Mistral 3) imports a helper from a torchvision module; the stand-in lets it load here.
+    pixtral_standin.register()
     family = FAMILIES[name]
     builder = family.build_function()
     # The builder's own module and the pieces every builder shares: a change to any of them builds anew.
