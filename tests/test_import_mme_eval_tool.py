@@ -151,3 +151,23 @@ def test_export_one_line_per_question(tmp_path: Path) -> None:
     assert result.rows == 2 and "line breaks" in result.notes[0]
     with pytest.raises(BadInputError, match="not an MME subtask"):
         export_rows(frame.with_columns(pl.lit("counting").alias("category")), tmp_path / "bad")
+
+
+def test_prepare_import_and_llava_ground_truth_read_tool_files_with_one_reader(tmp_path: Path) -> None:
+    """A template with a byte order mark, CRLF ends and a double-spaced question: prepare's questions, the ground
+    truth LLaVA answers are joined with, and the lines import reads agree field for field."""
+    from mmbatch.benchmarks.mme.release_folder import read_eval_tool_templates
+    from mmbatch.benchmarks.mme.tool_files import read_ground_truth, read_tool_lines
+
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "color.txt").write_bytes(
+        "\ufeffa.jpg\tIs it red?  Please answer yes or no.\tYes\r\na.jpg\tIs it blue? Please answer yes or no.\tNo\r\n"
+        .encode())
+    questions = read_eval_tool_templates(folder, media_root=tmp_path)
+    truth = read_ground_truth(folder)
+    lines = read_tool_lines(folder / "color.txt", fields=(3,))
+    assert [(q.image_name, q.question, q.answer, q.line) for q in questions] == [
+        (line.fields[0], line.fields[1], line.fields[2], line.number) for line in lines]
+    assert truth == {("color", "a.jpg", "Is it red?  Please answer yes or no."): "Yes",
+                     ("color", "a.jpg", "Is it blue? Please answer yes or no."): "No"}

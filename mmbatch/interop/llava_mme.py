@@ -16,25 +16,13 @@ from typing import Any
 
 import polars as pl
 
+from mmbatch.benchmarks.mme.tool_files import SUBTASK_PART, GroundTruth, read_ground_truth
 from mmbatch.errors import BadInputError
 from mmbatch.interop.json_lines import read_jsonl
-from mmbatch.interop.mme_eval_tool import SUBTASK_PART, read_tool_lines, subtask_files
+from mmbatch.row_facts import group_index
 
 LLAVA_INSTRUCTION = "Answer the question using a single word or phrase."
 MME_INSTRUCTION = "Please answer yes or no."
-
-GroundTruth = dict[tuple[str, str, str], str]
-"""(subtask, image name, official question) -> ``Yes``/``No``."""
-
-
-def read_ground_truth(folder: Path) -> GroundTruth:
-    """The ground truth of every question in an MME question folder (3 or 4 fields per line)."""
-    truth: GroundTruth = {}
-    for path in subtask_files(folder):
-        for parts in read_tool_lines(path, fields=(3, 4)):
-            truth[(path.stem, parts[0], parts[1])] = parts[2]
-    return truth
-
 
 def official_question(prompt: str, subtask: str, image: str, truth: GroundTruth) -> str:
     """The official MME question behind a LLaVA prompt (LLaVA's conversion rule, see the module docstring)."""
@@ -61,7 +49,8 @@ def mme_frame(answers: list[dict[str, Any]], folders: list[Path], question_files
               path: Path) -> pl.DataFrame:
     """Predictions rows for LLaVA's MME answers: official question, ground truth (when a folder is given), subtask.
 
-    ``index`` is the answer's line position and ``g_index`` the index of the first question of the same image.
+    ``index`` is the answer's line position; ``g_index`` pairs the questions of an image by MME's rule
+    (:func:`mmbatch.row_facts.group_index`).
 
     Raises:
         BadInputError: an answer whose subtask is unknown, or whose question is not in the question folder.
@@ -71,7 +60,6 @@ def mme_frame(answers: list[dict[str, Any]], folders: list[Path], question_files
         truth.update(read_ground_truth(folder))
     asked = question_records(question_files)
     rows: list[dict[str, Any]] = []
-    first_of_image: dict[tuple[str, str], int] = {}
     for position, answer in enumerate(answers):
         qid, prompt = str(answer["question_id"]), str(answer["prompt"])
         source = asked[(qid, prompt)].popleft() if asked.get((qid, prompt)) else {}
@@ -84,12 +72,11 @@ def mme_frame(answers: list[dict[str, Any]], folders: list[Path], question_files
         if truth and (subtask, image, question) not in truth:
             raise BadInputError(f"answer line {position + 1}: question {question!r} of {subtask}/{image} is not in "
                                 "the MME question folder", path=path, column="prompt")
-        first_of_image.setdefault((subtask, image), position)
         rows.append({
-            "index": position, "g_index": first_of_image[(subtask, image)], "benchmark": "mme",
+            "index": position, "benchmark": "mme",
             "question": question, "answer": truth.get((subtask, image, question)), "category": subtask,
             "l2-category": SUBTASK_PART[subtask], "prompt": prompt, "image_name": image,
             "prediction": answer.get("text"), "model": answer.get("model_id"),
         })
-    schema = {name: pl.String for name in rows[0]} | {"index": pl.Int64, "g_index": pl.Int64}
-    return pl.DataFrame(rows, schema=schema)
+    frame = pl.DataFrame(rows, schema={name: pl.String for name in rows[0]} | {"index": pl.Int64})
+    return frame.with_columns(group_index(frame.columns, "image-pair"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mmbatch.benchmarks.mme.subtasks import SUBTASKS, part_of
+from mmbatch.benchmarks.mme.tool_files import SUBTASK_PART, read_tool_lines, subtask_files
 from mmbatch.errors import BadInputError
 from mmbatch.interop.atomic_folder import atomic_folder
 from mmbatch.interop.rows import (
@@ -24,92 +24,34 @@ from mmbatch.interop.rows import (
     default_model,
     finish_rows,
 )
-
-SUBTASK_PART: dict[str, str] = {task: str(part_of(task)) for task in SUBTASKS}
-"""Subtask -> ``perception`` or ``cognition`` (the ``l2-category`` of MME rows), in the official tool's order."""
-
-
-MAX_TOOL_FILE_BYTES = 64 << 20
-"""Largest MME tool file read (the official ones are under 1 MB; a link to /dev/zero is refused, not read)."""
-
-
-def subtask_files(folder: Path) -> list[Path]:
-    """The folder's ``<subtask>.txt`` files in the official order.
-
-    Raises:
-        BadInputError: the folder is missing, has no subtask file, or has a ``.txt`` file that is not a subtask.
-    """
-    if not folder.is_dir():
-        raise BadInputError("not a folder of MME <subtask>.txt files", path=folder)
-    found = {p.stem: p for p in folder.glob("*.txt")}
-    unknown = sorted(set(found) - set(SUBTASK_PART))
-    if unknown:
-        raise BadInputError(f"'{unknown[0]}.txt' is not an MME subtask; expected files named after "
-                            f"{', '.join(SUBTASK_PART)}", path=folder)
-    if not found:
-        raise BadInputError("the folder has no MME <subtask>.txt file", path=folder)
-    return [found[task] for task in SUBTASK_PART if task in found]
-
-
-def read_tool_lines(path: Path, fields: tuple[int, ...] = (4,)) -> list[list[str]]:
-    """The tab-separated fields of each line of one subtask file, as the official tool sees them.
-
-    Lines are read like the tool's ``open(path).readlines()`` (universal newlines); only the final ``\\n`` is removed.
-    Blank lines are skipped. ``fields`` are the allowed field counts: 4 for result files, 3 for the question files
-    (``questions_template``).
-
-    Raises:
-        BadInputError: a line does not have ``fields`` fields (the tool would crash on it), naming the line.
-    """
-    if not path.is_file() or path.stat().st_size > MAX_TOOL_FILE_BYTES:
-        raise BadInputError(f"not a regular file of at most {MAX_TOOL_FILE_BYTES:,} bytes (MAX_TOOL_FILE_BYTES); "
-                            "an MME subtask file is a few hundred KB", path=path)
-    try:
-        with path.open(encoding="utf-8") as handle:
-            lines = handle.readlines()
-    except UnicodeDecodeError as exc:
-        raise BadInputError("the file is not UTF-8", path=path) from exc
-    rows = []
-    for number, line in enumerate(lines, start=1):
-        text = line[:-1] if line.endswith("\n") else line
-        if not text.strip():
-            continue
-        parts = text.split("\t")
-        if len(parts) not in fields:
-            expected = " or ".join(str(f) for f in fields)
-            raise BadInputError(f"line {number} has {len(parts)} tab-separated fields, expected {expected} "
-                                "(image_name, question, ground_truth[, prediction]); a prediction must be one line "
-                                "without tabs", path=path)
-        rows.append(parts)
-    return rows
+from mmbatch.row_facts import group_index
 
 
 def import_rows(options: ImportOptions) -> ImportResult:
     """Read the official tool's folder into predictions rows.
 
-    ``index`` numbers the lines in the tool's subtask order, ``g_index`` is the index of the first question of the
-    same image in the same subtask, ``category`` is the subtask and ``l2-category`` its part.
+    ``index`` numbers the lines in the tool's subtask order, ``g_index`` pairs the questions of an image by MME's
+    rule (:func:`mmbatch.row_facts.group_index`), ``category`` is the subtask and ``l2-category`` its part.
     """
     if options.benchmark not in (None, "mme"):
         raise BadInputError(f"the MME tool's files are MME results; --benchmark {options.benchmark!r} does not apply")
     columns: dict[str, list[object]] = {name: [] for name in
-                                        ("index", "g_index", "question", "answer", "category", "l2-category",
-                                         "image_name", "prediction")}
+                                        ("index", "question", "answer", "category", "l2-category", "image_name",
+                                         "prediction")}
     counts = {}
     for path in subtask_files(options.input):
         subtask = path.stem
-        rows = read_tool_lines(path)
-        counts[subtask] = len(rows)
-        first_of_image: dict[str, int] = {}
-        for image, question, truth, prediction in rows:
-            index = len(columns["index"])
-            first_of_image.setdefault(image, index)
-            for name, value in (("index", index), ("g_index", first_of_image[image]), ("question", question),
-                                ("answer", truth), ("category", subtask), ("l2-category", SUBTASK_PART[subtask]),
-                                ("image_name", image), ("prediction", prediction)):
+        lines = read_tool_lines(path)
+        counts[subtask] = len(lines)
+        for line in lines:
+            image, question, truth, prediction = line.fields
+            for name, value in (("index", len(columns["index"])), ("question", question), ("answer", truth),
+                                ("category", subtask), ("l2-category", SUBTASK_PART[subtask]), ("image_name", image),
+                                ("prediction", prediction)):
                 columns[name].append(value)
-    frame = pl.DataFrame(columns, schema={"index": pl.Int64, "g_index": pl.Int64, **{
-        name: pl.String for name in columns if name not in ("index", "g_index")}})
+    frame = pl.DataFrame(columns, schema={"index": pl.Int64, **{name: pl.String for name in columns
+                                                                 if name != "index"}})
+    frame = frame.with_columns(group_index(frame.columns, "image-pair"))
     frame = frame.with_columns(pl.lit("mme").alias("benchmark"))
     model = default_model(options)
     finished = finish_rows(frame, model=model, path=options.input)

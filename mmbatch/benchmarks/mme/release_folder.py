@@ -7,12 +7,12 @@ Release folder (``MME_Benchmark_release_version/``), one folder per subtask, in 
 
 where each ``.txt`` holds the two ``question<TAB>answer`` lines of the image with the same stem.
 
-Eval tool templates (``eval_tool/Your_Results/``): one ``<subtask>.txt`` per subtask with lines
-``image_name<TAB>question<TAB>ground_truth`` (a fourth ``<TAB>prediction`` field, if present, is ignored here).
-They hold no images: those are looked up in the release folder given as ``--media-root``.
+Eval tool templates (``eval_tool/Your_Results/``, read by :mod:`mmbatch.benchmarks.mme.tool_files`): one
+``<subtask>.txt`` per subtask with lines ``image_name<TAB>question<TAB>ground_truth`` (a fourth ``<TAB>prediction``
+field, if present, is ignored here). They hold no images: those are looked up in the release folder given as
+``--media-root``.
 
-Question texts are kept byte for byte (7 questions have a double space before "Please answer yes or no.");
-only trailing whitespace (after the answer) is removed.
+Question texts are kept byte for byte (7 questions have a double space before "Please answer yes or no.").
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmbatch.benchmarks.mme.subtasks import canonical_subtask, subtask_order
+from mmbatch.benchmarks.mme.tool_files import read_tool_lines
 from mmbatch.errors import BadInputError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".gif", ".webp", ".tif", ".tiff")
@@ -117,16 +118,13 @@ def read_eval_tool_templates(path: Path, media_root: Path | None) -> list[MmeQue
     for text_file in files:
         subtask = canonical_subtask(text_file.stem)
         subtask_root = _subtask_folder(media_root, text_file.stem)
-        for line_no, fields in _lines(text_file):
-            if len(fields) not in (3, 4):
-                raise BadInputError(f"line {line_no}: expected 'image_name<TAB>question<TAB>ground_truth', found "
-                                    f"{len(fields)} tab-separated fields", path=text_file, column="question")
-            image_name, question, answer = fields[:3]
+        for line in read_tool_lines(text_file, fields=(3, 4)):
+            image_name, question, answer = line.fields[:3]
             image = subtask_root / image_name
             if not image.is_file() and (subtask_root / SPLIT_LAYOUT[0] / image_name).is_file():
                 image = subtask_root / SPLIT_LAYOUT[0] / image_name
             questions.append(MmeQuestion(subtask, image_name, image, question,
-                                         yes_no(answer, text_file, line_no), text_file, line_no))
+                                         yes_no(answer, text_file, line.number), text_file, line.number))
     return questions
 
 
@@ -168,7 +166,7 @@ def _images_by_stem(folder: Path) -> dict[str, Path]:
 
 
 def _lines(text_file: Path) -> list[tuple[int, list[str]]]:
-    """The non-blank lines of a question file, split on tabs.
+    """The non-blank lines of a release folder's per-image question file, split on tabs.
 
     Only trailing whitespace is removed: it can only belong to the last field (the answer, or an ignored
     prediction), never to the question.
