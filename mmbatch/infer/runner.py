@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from mmbatch.backends.base import Backend, ImageGenerator, Request, Result
+from mmbatch.backends.registry import image_generators
 from mmbatch.infer.requests import RequestBuilder, RowError
 
 MODES = ("generate", "likelihood", "generate-image")
@@ -84,8 +85,9 @@ def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens:
         results = backend.loglikelihood(chunk.requests)
     elif chunk.mode == "generate-image":
         if not isinstance(backend, ImageGenerator):
+            others = ", ".join(name for name in image_generators() if name != backend.name)
             commit([Result(request.index, error=f"the {backend.name} backend cannot generate images (mode "
-                           "generate-image); run these rows with --backend diffusers, openai or echo")
+                           f"generate-image); run these rows with --backend {others}")
                     for request in chunk.requests])
             return
         results = backend.generate_images(chunk.requests)
