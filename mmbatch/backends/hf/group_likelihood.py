@@ -18,6 +18,7 @@ from mmbatch.backends.hf.group_prefix import (
     SharingCounts,
     common_prefix,
     image_token_ids,
+    per_token_inputs,
     same_group,
 )
 from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits
@@ -25,16 +26,18 @@ from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import encode
 
 
-def plan_likelihood_group(loaded: LoadedModel, contexts: list[str], images: list[Any]) -> PlannedGroup | None:
-    """The shared prefix of a group's prompts (the rows share ``images``); None when it cannot be shared exactly."""
-    tokens = [[int(token) for token in encode(loaded.processor, [context], [images], "cpu", None)["input_ids"][0]]
-              for context in contexts]
+def plan_likelihood_group(loaded: LoadedModel, contexts: list[str], images: list[Any]) -> PlannedGroup | str:
+    """The shared prefix of a group's prompts (the rows share ``images``), or why it cannot be shared exactly."""
+    encoded = [encode(loaded.processor, [context], [images], "cpu", None) for context in contexts]
+    if extra := per_token_inputs(encoded[0]):
+        return f"per-token inputs besides the tokens ({', '.join(extra)})"
+    tokens = [[int(token) for token in inputs["input_ids"][0]] for inputs in encoded]
     prefix = common_prefix(tokens)
     image_tokens = image_token_ids(loaded)
     if prefix == 0 or (images and image_tokens is None):
-        return None
+        return "no exact common prefix"
     if any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
-        return None
+        return "no exact common prefix"
     return PlannedGroup(rows=[], tokens=tokens, prefix=prefix)
 
 
@@ -107,8 +110,8 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
         why = "single row" if len(group) == 1 else cache_reuse_blocker(loaded.model)
         plan = None
         if why is None:
-            plan = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)
-            why = None if plan is not None else "no exact common prefix"
+            planned = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)
+            plan, why = (planned, None) if isinstance(planned, PlannedGroup) else (None, planned)
         if plan is None:
             counts.count_unshared(why or "not shareable", len(group))
             left += group

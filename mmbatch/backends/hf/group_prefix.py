@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
@@ -95,6 +96,22 @@ def image_token_ids(loaded: LoadedModel) -> set[int] | None:
     return known or None
 
 
+TOKEN_INPUTS = frozenset({"input_ids", "attention_mask"})
+"""The per-token inputs the shared-prefix passes rebuild for the prefix and each row's rest."""
+
+
+def per_token_inputs(inputs: Any) -> list[str]:
+    """The processor's per-token tensors besides the tokens and their mask (Mllama's ``cross_attention_mask``,
+    Gemma 3's and PaliGemma's ``token_type_ids``), by name.
+
+    The shared-prefix passes rebuild only the tokens and the mask of the prefix and of each row's rest; a row whose
+    model needs more per token would run without it, so such rows do not share.
+    """
+    shape = tuple(inputs["input_ids"].shape)
+    return sorted(name for name, value in inputs.items()
+                  if name not in TOKEN_INPUTS and hasattr(value, "shape") and tuple(value.shape[:2]) == shape)
+
+
 def common_prefix(tokens: list[list[int]]) -> int:
     """Length of the longest prefix all token lists share, leaving at least one token of each."""
     limit = min(len(row) for row in tokens) - 1
@@ -149,9 +166,12 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     for group in groups:
         why = reason or ("single row" if len(group) == 1 else None)
         if why is None:
-            tokens = [_prompt_tokens(loaded, request) for request in group]
+            encoded = [_prompt_inputs(loaded, request) for request in group]
+            tokens = [[int(token) for token in inputs["input_ids"][0].tolist()] for inputs in encoded]
             prefix = common_prefix(tokens)
-            if any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
+            if extra := per_token_inputs(encoded[0]):
+                why = f"per-token inputs besides the tokens ({', '.join(extra)})"
+            elif any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
                 why = "image tokens after the branch point"
             elif prefix == 0:
                 why = "no common prefix"
@@ -163,10 +183,9 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     return planned, alone
 
 
-def _prompt_tokens(loaded: LoadedModel, request: Request) -> list[int]:
-    """The row's prompt tokens exactly as the processor writes them (images expanded to their tokens)."""
-    inputs = encode(loaded.processor, [chat_text(loaded.processor, request)], [request.images], "cpu", None)
-    return [int(token) for token in inputs["input_ids"][0].tolist()]
+def _prompt_inputs(loaded: LoadedModel, request: Request) -> Any:
+    """The row's prompt inputs exactly as the processor writes them (images expanded to their tokens), on the CPU."""
+    return encode(loaded.processor, [chat_text(loaded.processor, request)], [request.images], "cpu", None)
 
 
 def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -110,7 +111,7 @@ def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
         longer = [row for row, tokens in enumerate(options) if len(tokens) > 1]
         rest = [0.0] * len(options)
         if longer:
-            option_logprobs = _option_pass(loaded, prompt_pass.past_key_values, inputs["attention_mask"],
+            option_logprobs = _option_pass(loaded, prompt_pass.past_key_values, inputs,
                                            [options[row] for row in longer])
             for position, row in enumerate(longer):
                 rest[row] = option_logprobs[position].sum().item()
@@ -139,7 +140,22 @@ def option_tensors(loaded: LoadedModel, options: list[list[int]], mask_dtype: An
     return inputs.to(loaded.device), targets.to(loaded.device), option_mask.to(loaded.device)
 
 
-def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: list[list[int]]) -> Any:
+def continuation_inputs(prompt_inputs: Mapping[str, Any], rows: Any, width: int) -> dict[str, Any]:
+    """Per-token inputs, besides the tokens, that ``width`` tokens continuing rows ``rows`` of a prompt pass need.
+
+    Mllama's text sees the image only through cross-attention, masked per token by ``cross_attention_mask``; its own
+    generation gives every new token the prompt's last row (the images the last token sees), so the options get
+    that row too. Without it the option tokens would attend to every tile, padding tiles included.
+    """
+    mask = prompt_inputs.get("cross_attention_mask")
+    if mask is None:
+        return {}
+    last = mask[rows, -1:]
+    return {"cross_attention_mask": last.expand(-1, width, *last.shape[2:])}
+
+
+def _option_pass(loaded: LoadedModel, cache: Any, prompt_inputs: Mapping[str, Any],
+                 options: list[list[int]]) -> Any:
     """Run all options at once on the repeated prompt cache.
 
     Each option's last token is not fed in: nothing is predicted from it.
@@ -150,10 +166,13 @@ def _option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, options: lis
     """
     import torch
 
+    prompt_mask = prompt_inputs["attention_mask"]
     inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
     cache.batch_repeat_interleave(len(options))
     attention_mask = torch.cat([prompt_mask.expand(len(options), -1), option_mask], dim=1)
-    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
+    extra = continuation_inputs(prompt_inputs, [0] * len(options), inputs.shape[1])
+    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, past_key_values=cache, use_cache=True,
+                           **extra)
     logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
     picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
     return picked * option_mask
@@ -177,9 +196,13 @@ def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images:
 
 
 def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, prompt_lengths: Any, rows: list[int],
-                        options: list[list[int]]) -> list[float]:
+                        options: list[list[int]], prompt_inputs: Mapping[str, Any] | None = None) -> list[float]:
     """Score tokens 2.. of each option on its row's cached prompt (rows of a batched cache, the prompt pass's or a
-    group's); returns one sum per option. Shared by the row batches and the group prefix passes."""
+    group's); returns one sum per option. Shared by the row batches and the group prefix passes.
+
+    ``prompt_inputs`` are the prompt pass's inputs, for the per-token inputs options need besides their tokens
+    (:func:`continuation_inputs`); groups never share a prefix when the processor gives such inputs.
+    """
     import torch
 
     inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
@@ -188,8 +211,9 @@ def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, promp
     cache.batch_select_indices(row_index)
     attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
     positions = prompt_lengths[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
+    extra = continuation_inputs(prompt_inputs, row_index, width) if prompt_inputs is not None else {}
     outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, position_ids=positions,
-                           past_key_values=cache, use_cache=True)
+                           past_key_values=cache, use_cache=True, **extra)
     logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
     picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1) * option_mask
     return picked.sum(dim=1).tolist()

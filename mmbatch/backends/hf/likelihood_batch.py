@@ -111,7 +111,8 @@ def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]]
         rest: dict[tuple[int, int], float] = {}
         if longer:
             sums = batched_option_pass(loaded, prompt_pass.past_key_values, prompt_mask, prompt_lengths,
-                                [row for row, _ in longer], [options[row][number] for row, number in longer])
+                                       [row for row, _ in longer], [options[row][number] for row, number in longer],
+                                       inputs)
             rest = dict(zip(longer, sums, strict=True))
     return [
         [OptionScore(first_logprobs[row, tokens[0]].item() + rest.get((row, number), 0.0), len(tokens))

@@ -62,6 +62,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Qwen3-VL", "qwen_vl", "build_qwen3_vl"),
     Family("Qwen3.5", "qwen_vl", "build_qwen3_5"),
     Family("GLM-4V", "glm4v", "build_glm4v"),
+    Family("Mllama", "mllama", "build_mllama"),
 ]}
 """Every family of the matrix, by name."""
 
