@@ -63,6 +63,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Qwen3.5", "qwen_vl", "build_qwen3_5"),
     Family("GLM-4V", "glm4v", "build_glm4v"),
     Family("Mllama", "mllama", "build_mllama"),
+    Family("Aya Vision", "aya_vision", "build_aya_vision"),
 ]}
 """Every family of the matrix, by name."""
 
