@@ -52,3 +52,28 @@ def test_device_map_and_attention_kernel_change_no_answer(model_dir: str) -> Non
 def test_bad_placement_is_a_clear_error(model_dir: str, options: dict, message: str) -> None:
     with pytest.raises(BadInputError, match=message):
         create_backend(HfOptions(model=model_dir, device="cpu", **options))
+
+
+def test_placement_flags_are_the_backend_options_they_name(model_dir: str, tmp_path, capsys) -> None:
+    """``--device-map``, ``--max-memory``, ``--attn-implementation`` and ``--trust-remote-code`` through the CLI: the
+    options recorded are those of the same ``--backend-arg`` keys; a backend without them refuses them (exit 2)."""
+    from mmbatch.cli import main
+    from mmbatch.stage_records import InferRecord
+    from mmbatch.tableio import read_metadata
+    from tests.conftest import EXAMPLES
+
+    prepared, predictions = tmp_path / "prepared.parquet", tmp_path / "predictions.parquet"
+    assert main(["prepare", "--benchmark", "mme", "--input", str(EXAMPLES / "mme"), "--output", str(prepared),
+                 "--limit", "1"]) == 0
+    assert main(["infer", "--input", str(prepared), "--output", str(predictions), "--backend", "hf", "--model",
+                 model_dir, "--device", "cpu", "--max-new-tokens", "3", "--device-map", "auto", "--max-memory",
+                 "cpu=2GiB", "--attn-implementation", "eager", "--trust-remote-code"]) == 0
+    record = InferRecord.from_metadata(read_metadata(predictions))
+    assert record is not None
+    assert {key: record.backend_options[key] for key in
+            ("device_map", "max_memory", "attn_implementation", "trust_remote_code")} == {
+        "device_map": "auto", "max_memory": "cpu=2GiB", "attn_implementation": "eager", "trust_remote_code": True}
+    capsys.readouterr()
+    assert main(["infer", "--input", str(prepared), "--output", str(tmp_path / "echo.parquet"), "--backend", "echo",
+                 "--model", "answer", "--device-map", "auto"]) == 2
+    assert "device_map" in capsys.readouterr().err

@@ -40,6 +40,17 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto",
                         help="weights dtype (hf; default auto)")
     parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N (hf)")
+    parser.add_argument("--device-map", metavar="MAP",
+                        help="hf: spread a model larger than one GPU over the GPUs and the CPU past them (auto, "
+                        "balanced, balanced_low_0, sequential); same as --backend-arg device_map=MAP")
+    parser.add_argument("--max-memory", metavar="DEVICE=SIZE,...",
+                        help="hf, with --device-map: memory each device may hold, e.g. 0=75GiB,1=75GiB,cpu=200GiB")
+    parser.add_argument("--attn-implementation", metavar="KERNEL",
+                        help="hf: eager, sdpa, flash_attention_2... (default: transformers' choice for the model); "
+                        "recorded and part of the resume settings")
+    parser.add_argument("--trust-remote-code", action="store_true",
+                        help="hf: run the model repository's own code (models not in transformers); off by default, "
+                        "recorded")
     parser.add_argument("--num-frames", type=positive_int, default=8,
                         help="frames sampled from each video, by the SEED-Bench rule (default 8)")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (openai)")
@@ -67,7 +78,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def options(args: argparse.Namespace) -> InferOptions:
-    """The stage's options from the parsed arguments (``MMBATCH_BACKEND_ARGS`` before the ``--backend-arg``s)."""
+    """The stage's options from the parsed arguments (``MMBATCH_BACKEND_ARGS``, then the ``--backend-arg``s, then
+    the placement flags, which are backend options too)."""
     import os
 
     from mmbatch.backends.options import ARGS_VARIABLE
@@ -80,8 +92,16 @@ def options(args: argparse.Namespace) -> InferOptions:
         concurrency=args.concurrency, timeout_s=args.timeout, max_retries=args.max_retries, shard=args.shard,
         media_root=args.media_root, likelihood_target=args.likelihood_target, max_pixels=args.max_pixels,
         image_steps=args.image_steps, image_size=args.image_size, force=args.force,
-        backend_args=(*os.environ.get(ARGS_VARIABLE, "").split(), *args.backend_arg),
+        backend_args=(*os.environ.get(ARGS_VARIABLE, "").split(), *args.backend_arg, *placement_pairs(args)),
     )
+
+
+def placement_pairs(args: argparse.Namespace) -> list[str]:
+    """The placement flags as the ``--backend-arg`` pairs they stand for (after the others: a flag wins)."""
+    pairs = [f"{key}={value}" for key, value in (("device_map", args.device_map), ("max_memory", args.max_memory),
+                                                 ("attn_implementation", args.attn_implementation))
+             if value is not None]
+    return pairs + (["trust_remote_code=true"] if args.trust_remote_code else [])
 
 
 def execute(stage_options: InferOptions) -> int:
