@@ -58,4 +58,6 @@ def test_cli_backend_arg_and_environment_reach_the_backend_and_unknown_keys_exit
     monkeypatch.setenv("MMBATCH_BACKEND_ARGS", "temperature=0.5")
     assert main([*argv, "--backend-arg", "model=fixed:B"]) == 0
     recorded = read_metadata(output)["infer"]
-    assert recorded["backend_options"] == {"model": "fixed:B", "temperature": 0.5}
+    assert recorded["backend_options"] == {"model": "fixed:B", "temperature": 0.5, "system_prompt": None,
+                                           "generation": {"top_p": None, "top_k": None, "min_p": None,
+                                                          "repetition_penalty": None, "stop": [], "seed": None}}

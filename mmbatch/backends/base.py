@@ -8,12 +8,15 @@ that were in flight.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from PIL import Image
+
+from mmbatch.backends.generation_args import GenerationArgs
 
 MIN_CHUNK_ROWS = 32
 """The fewest rows ``infer`` hands a backend at once (progress is committed at least this often)."""
@@ -33,6 +36,11 @@ class BackendOptions:
     """Hugging Face id or local path (``hf``), model name on the server (``openai``), or the echo mode (``echo``)."""
     temperature: float = 0.0
     """Sampling temperature; 0 is greedy."""
+    system_prompt: str | None = None
+    """``--system-prompt``: the system message of every conversation; None sends none (the chat template's own
+    default, if it has one, applies)."""
+    generation: GenerationArgs = field(default_factory=GenerationArgs)
+    """``--gen-arg`` decoding settings beyond the temperature (top-p, top-k, repetition penalty, stop strings...)."""
 
     def chunk_rows(self) -> int:
         """Rows ``infer`` hands the backend at once: the backend's preferred unit of work (at least
@@ -62,6 +70,15 @@ class Request:
     """Likelihood mode: position of the right answer in ``options`` when known (``echo`` only, like ``answer``)."""
     option_images: list[Path] = field(default_factory=list)
     """generate-image mode: the option image files in letter order (``echo`` only, like ``answer``)."""
+    system_prompt: str | None = None
+    """The system message before the user's, or None; backends set it from their ``system_prompt`` option."""
+
+
+def with_system_prompt(requests: Sequence[Request], system_prompt: str | None) -> Sequence[Request]:
+    """``requests`` carrying the run's system message (the same objects when there is none)."""
+    if system_prompt is None:
+        return requests
+    return [dataclasses.replace(request, system_prompt=system_prompt) for request in requests]
 
 
 @dataclass

@@ -51,6 +51,9 @@ class DiffusersBackend:
     name = "diffusers"
 
     def __init__(self, options: DiffusersOptions) -> None:
+        if options.system_prompt is not None or options.generation.given():
+            raise BadInputError("--system-prompt and --gen-arg are for chat models; a diffusers pipeline sees only "
+                                "the row's prompt")
         try:
             import diffusers
         except ImportError as exc:

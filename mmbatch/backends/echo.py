@@ -15,6 +15,9 @@ In ``generate-image`` mode (SEED-Bench-2 level 3) ``answer`` returns the right o
 ``letter:X`` option ``X``'s, so that CLIP extraction and scoring can be checked end to end; the other modes fail
 the row.
 
+``--gen-arg stop=...`` cuts the answer before the first stop string, as a model's server does; the other
+``--gen-arg`` settings and ``--system-prompt`` are recorded but change nothing (there is no model to sample from).
+
 Scores in likelihood mode are ``-1`` per token (a token is a whitespace-separated word), minus 5 more for every
 option that is not the chosen one, so ``choice_logprobs`` and ``choice_ntokens`` look like a real model's.
 
@@ -84,8 +87,9 @@ class EchoBackend:
         self.delay_s = float(os.environ.get(DELAY_VARIABLE, "0") or 0)
 
     def settings(self) -> dict[str, Any]:
-        """The mode is all that changes results."""
-        return {"backend": self.name, "model": self.options.model}
+        """The mode (and stop strings, which cut its answers) is all that changes results."""
+        return {"backend": self.name, "model": self.options.model,
+                **({"stop": list(self.options.generation.stop)} if self.options.generation.stop else {})}
 
     def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
         """One result per request, yielded one at a time (like an API backend)."""
@@ -93,7 +97,7 @@ class EchoBackend:
             start = time.perf_counter()
             self._wait()
             words = self._answer_text(request).split(" ")
-            text = " ".join(words[:max_new_tokens])
+            text, _ = self.options.generation.cut_at_stop(" ".join(words[:max_new_tokens]))
             yield [Result(request.index, prediction=text, output_tokens=len(text.split()),
                           latency_ms=_elapsed_ms(start))]
 

@@ -19,7 +19,16 @@ from typing import Any
 
 from PIL import Image
 
-from mmbatch.backends.base import MIN_CHUNK_ROWS, ROUNDS_PER_CHUNK, BackendOptions, Request, Result, parse_image_size
+from mmbatch.backends.base import (
+    MIN_CHUNK_ROWS,
+    ROUNDS_PER_CHUNK,
+    BackendOptions,
+    Request,
+    Result,
+    parse_image_size,
+    with_system_prompt,
+)
+from mmbatch.backends.generation_args import GenerationArgs
 from mmbatch.backends.openai_images import decode_picture, image_sender
 from mmbatch.backends.openai_likelihood import LIKELIHOOD_SETTINGS, probe_prompt_logprobs, score_options
 from mmbatch.errors import BadInputError
@@ -41,12 +50,33 @@ def image_data_url(image: Image.Image) -> str:
 
 
 def chat_messages(request: Request) -> list[dict[str, Any]]:
-    """One user message: the images (or video frames) first, then the prompt text."""
+    """The system message when the request has one, then one user message: the images (or video frames) first,
+    then the prompt text."""
     parts: list[dict[str, Any]] = [
         {"type": "image_url", "image_url": {"url": image_data_url(image)}} for image in request.images
     ]
     parts.append({"type": "text", "text": request.prompt})
-    return [{"role": "user", "content": parts}]
+    system = [] if request.system_prompt is None else [{"role": "system", "content": request.system_prompt}]
+    return [*system, {"role": "user", "content": parts}]
+
+
+SERVER_EXTENSIONS = ("top_k", "min_p", "repetition_penalty")
+"""``--gen-arg`` keys that are not in OpenAI's chat completions API but that vLLM, SGLang and LMDeploy servers take
+in the same request body."""
+
+
+def sampling_fields(generation: GenerationArgs, base_url: str | None) -> dict[str, Any]:
+    """The request fields of the ``--gen-arg`` settings (``stop``, ``top_p``, ``seed``, and the server extensions).
+
+    Raises:
+        BadInputError: a server extension for the official OpenAI API, which refuses unknown fields.
+    """
+    given = generation.given()
+    extensions = [key for key in SERVER_EXTENSIONS if key in given]
+    if extensions and base_url is None:
+        raise BadInputError(f"--gen-arg {', '.join(extensions)}: the official OpenAI API has no such setting (vLLM, "
+                            "SGLang and LMDeploy servers take it); use --base-url with such a server, or drop it")
+    return given
 
 
 @dataclass(frozen=True)
@@ -79,6 +109,8 @@ class OpenAIChatBackend:
             parse_image_size(options.image_size)
         except ValueError as exc:
             raise BadInputError(str(exc)) from exc
+        self.sampling = sampling_fields(options.generation, options.base_url)
+        """The ``--gen-arg`` fields of every chat request."""
         self.options = options
         settings = ClientSettings(
             base_url=options.base_url,
@@ -102,9 +134,10 @@ class OpenAIChatBackend:
             raise
 
     def settings(self) -> dict[str, Any]:
-        """What changes the answers: the model on its server and the sampling temperature."""
+        """What changes the answers: the model on its server, the sampling settings and the system prompt."""
         return {"backend": self.name, "model": self.options.model, "base_url": self.options.base_url,
-                "temperature": self.options.temperature, "likelihood": LIKELIHOOD_SETTINGS}
+                "temperature": self.options.temperature, "generation": self.sampling,
+                "system_prompt": self.options.system_prompt, "likelihood": LIKELIHOOD_SETTINGS}
 
     def generate(self, requests: Sequence[Request], *, max_new_tokens: int) -> Iterator[list[Result]]:
         """Send every request, ``concurrency`` at a time; yield each result as soon as it arrives."""
@@ -112,15 +145,18 @@ class OpenAIChatBackend:
         async def answer(request: Request) -> Result:
             started = time.monotonic()
             body = {"model": self.options.model, "messages": chat_messages(request),
-                    "temperature": self.options.temperature, "max_tokens": max_new_tokens}
+                    "temperature": self.options.temperature, "max_tokens": max_new_tokens, **self.sampling}
             try:
                 reply = await self._client.chat(body)
             except ChatCallError as exc:
                 return Result(request.index, error=str(exc), latency_ms=_ms_since(started))
-            return Result(request.index, prediction=reply.text, output_tokens=reply.completion_tokens or None,
+            # Servers leave the stop string out of the answer; cutting again keeps that true of any server.
+            text, _ = self.options.generation.cut_at_stop(reply.text)
+            return Result(request.index, prediction=text, output_tokens=reply.completion_tokens or None,
                           latency_ms=_ms_since(started))
 
         window = 2 * self.options.concurrency  # images are encoded when a request starts: keep few in memory
+        requests = with_system_prompt(requests, self.options.system_prompt)
         for result in self._runner.as_completed(requests, answer, window=window):
             yield [result]
 
@@ -159,6 +195,7 @@ class OpenAIChatBackend:
 
         # Each row has 1 + options requests in flight; the client's semaphore still caps them at --concurrency.
         window = max(1, self.options.concurrency // 2)
+        requests = with_system_prompt(requests, self.options.system_prompt)
         for result in self._runner.as_completed(requests, score, window=window):
             yield [result]
 

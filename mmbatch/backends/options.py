@@ -62,7 +62,9 @@ def backend_options(declaration: BackendDeclaration, flags: Mapping[str, Any], p
             raise BadInputError(f"--backend-arg {key}: the {declaration.name} backend has no such option; its keys "
                                 f"are {', '.join(fields)}")
         values[key] = convert(text, hints[key], key)
-    return cls(**values)
+    options = cls(**values)
+    options.generation.refuse_unused(options.temperature)
+    return options
 
 
 def convert(text: str, hint: Any, key: str) -> Any:

@@ -19,9 +19,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mmbatch.backends.base import BackendOptions, Request, Result
+from mmbatch.backends.base import BackendOptions, Request, Result, with_system_prompt
 from mmbatch.backends.hf.boundaries import JOIN_RULE, join_text, split_continuation
-from mmbatch.backends.hf.messages import VIDEO_AS, chat_text, template_has_bos
+from mmbatch.backends.hf.messages import VIDEO_AS, chat_text, check_system_prompt, template_has_bos
 from mmbatch.errors import BadInputError
 
 SAMPLING_SEED = 0
@@ -30,6 +30,8 @@ ENGINE_CALL_ROWS = 256
 """Rows per engine call: enough to keep vLLM's scheduler full, few enough that a killed run loses little."""
 
 
+PASSED_AS_GIVEN = ("top_p", "top_k", "min_p", "repetition_penalty", "stop")
+"""``--gen-arg`` keys that are ``SamplingParams`` fields of the same name and meaning (``seed`` is set above)."""
 ENGINE_CHUNK_ROWS = 512
 """Rows ``infer`` hands vLLM at once, so its scheduler always has work queued."""
 
@@ -88,6 +90,7 @@ class VLLMBackend:
             raise BadInputError(f"cannot load the processor of {options.model!r}: {exc}") from exc
         if getattr(self.processor, "chat_template", None) is None:
             raise BadInputError(f"model {options.model!r} has no chat template in its processor; mmbatch needs one")
+        check_system_prompt(self.processor, options.system_prompt, options.model)  # before the engine starts
         try:
             defaults = GenerationConfig.from_pretrained(options.model, revision=options.revision or "main")
             eos = defaults.eos_token_id
@@ -124,7 +127,9 @@ class VLLMBackend:
             "device": str(current_platform.device_type),
             "engine": {name: getattr(self.options, name) for name in ENGINE_FIELDS},
             "generation": {"do_sample": sampling, "temperature": self.options.temperature, "num_beams": 1,
-                           "seed": SAMPLING_SEED if sampling else None, "stop_token_ids": self.stop_ids},
+                           "seed": self._seed() if sampling else None, "stop_token_ids": self.stop_ids,
+                           **self.options.generation.given()},
+            "system_prompt": self.options.system_prompt,
             "likelihood": {"continuation_join": JOIN_RULE, "prompt": "chat template with the generation prompt; "
                            "images before the text", "reduction": "sum of token log-probs (token counts kept)",
                            "include_eos": False, "scored_by": "prompt_logprobs over prompt + option"},
@@ -135,6 +140,11 @@ class VLLMBackend:
     def likelihood_refusal(self) -> str | None:
         """None: prompt log-probs score any option text."""
         return None
+
+    def _seed(self) -> int:
+        """``--gen-arg seed`` when given, else :data:`SAMPLING_SEED`."""
+        seed = self.options.generation.seed
+        return SAMPLING_SEED if seed is None else seed
 
     def _prompt(self, request: Request, text: str) -> dict[str, Any]:
         prompt: dict[str, Any] = {"prompt": text}
@@ -166,13 +176,18 @@ class VLLMBackend:
         from vllm import SamplingParams
 
         sampling = self.options.temperature > 0
+        generation = self.options.generation
         params = SamplingParams(
             temperature=self.options.temperature, max_tokens=max_new_tokens, stop_token_ids=self.stop_ids,
-            seed=SAMPLING_SEED if sampling else None,
+            seed=self._seed() if sampling else None,
+            # Only the settings given, so that the others keep vLLM's own "off" values.
+            **{key: value for key, value in generation.given().items() if key in PASSED_AS_GIVEN},
             # The answer is decoded below from its tokens, as hf does: vLLM's incremental detokenizer holds back
-            # a trailing incomplete UTF-8 sequence, which would make the same tokens read differently.
-            detokenize=False,
+            # a trailing incomplete UTF-8 sequence, which would make the same tokens read differently. Stop strings
+            # are matched on the detokenized text, so they need it.
+            detokenize=bool(generation.stop),
         )
+        requests = with_system_prompt(requests, self.options.system_prompt)
         for start in range(0, len(requests), ENGINE_CALL_ROWS):
             started = time.perf_counter()
             results: list[Result] = []
@@ -192,6 +207,7 @@ class VLLMBackend:
                     continue
                 completion = output.outputs[0]
                 text = self.processor.tokenizer.decode(list(completion.token_ids), skip_special_tokens=True)
+                text, _ = generation.cut_at_stop(text)  # the tokens run up to the one that completed the stop
                 results.append(Result(request.index, prediction=text.strip(),
                                       output_tokens=len(completion.token_ids), latency_ms=share_ms))
             yield results
@@ -202,6 +218,7 @@ class VLLMBackend:
 
         params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0, detokenize=False)
         rows_per_call = max(1, ENGINE_CALL_ROWS // 4)  # about 4 options each
+        requests = with_system_prompt(requests, self.options.system_prompt)
         for start in range(0, len(requests), rows_per_call):
             yield self._score_rows(requests[start:start + rows_per_call], params)
 

@@ -72,6 +72,16 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--image-size", metavar="WxH",
                         help="generate-image rows: picture size, e.g. 512x512 (diffusers, openai; default: the "
                         "model's own)")
+    prompt = parser.add_mutually_exclusive_group()
+    prompt.add_argument("--system-prompt", metavar="TEXT",
+                        help="system message of every conversation (hf and vllm through the model's chat template, "
+                        "which must take a system message; openai as a system message); recorded, part of resume")
+    prompt.add_argument("--system-prompt-file", type=Path, metavar="FILE",
+                        help="the same, read from a UTF-8 text file (one trailing newline dropped)")
+    parser.add_argument("--gen-arg", action="append", default=[], metavar="KEY=VALUE",
+                        help="decoding setting, repeatable: top_p, top_k, min_p, seed (sampling only), "
+                        "repetition_penalty, stop (a string or a JSON list); hf, vllm and openai; recorded, part "
+                        "of resume; also MMBATCH_GEN_ARG='KEY=VALUE KEY=VALUE'")
     parser.add_argument("--force", action="store_true",
                         help="discard earlier progress for OUTPUT made with other settings instead of refusing")
     return parser
@@ -93,6 +103,7 @@ def options(args: argparse.Namespace) -> InferOptions:
         media_root=args.media_root, likelihood_target=args.likelihood_target, max_pixels=args.max_pixels,
         image_steps=args.image_steps, image_size=args.image_size, force=args.force,
         backend_args=(*os.environ.get(ARGS_VARIABLE, "").split(), *args.backend_arg, *placement_pairs(args)),
+        system_prompt=system_prompt(args.system_prompt, args.system_prompt_file), gen_args=tuple(args.gen_arg),
     )
 
 
@@ -118,3 +129,24 @@ def execute(stage_options: InferOptions) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run the stage and print its summary; exit 3 when some rows failed."""
     return execute(options(args))
+
+
+def system_prompt(text: str | None, file: Path | None) -> str | None:
+    """The system prompt from ``--system-prompt`` or ``--system-prompt-file``; None when neither is given.
+
+    Raises:
+        BadInputError: both are given (one may come from the environment), or the file cannot be read as UTF-8.
+    """
+    from mmbatch.errors import BadInputError
+
+    if file is None:
+        return text
+    if text is not None:
+        raise BadInputError("give --system-prompt or --system-prompt-file, not both (check MMBATCH_SYSTEM_PROMPT "
+                            "and MMBATCH_SYSTEM_PROMPT_FILE)")
+    try:
+        content = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"cannot read the system prompt: {exc}", path=file) from None
+    # Editors end a file with a newline; it is not part of the message.
+    return content.removesuffix("\n")

@@ -1,9 +1,9 @@
 """What an ``infer`` run is asked to do, and which of it must match for a rerun to resume.
 
 :class:`InferOptions` holds every ``mmbatch infer`` option. :func:`resume_settings` picks out the ones that change a
-prediction (input file, backend, model, dtype, generation settings, frame sampling, likelihood target); a rerun
-whose resume settings differ from the recorded ones is refused. Batch size, concurrency, device and the shard do
-not change predictions, so they may change between runs (greedy batched generation equals batch size 1).
+prediction (input file, backend, model, dtype, generation settings, system prompt, frame sampling, likelihood
+target); a rerun whose resume settings differ from the recorded ones is refused. Batch size, concurrency, device and
+the shard do not change predictions, so they may change between runs (greedy batched generation equals batch size 1).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.backends.base import BackendOptions
+from mmbatch.backends.generation_args import parse_generation_args
 from mmbatch.backends.options import backend_options
 from mmbatch.backends.registry import get_backend_declaration
 from mmbatch.row_facts import file_sha256
@@ -72,14 +73,21 @@ class InferOptions:
     backend_args: tuple[str, ...] = ()
     """``KEY=VALUE`` settings of the backend's options class (``MMBATCH_BACKEND_ARGS``, then ``--backend-arg``),
     applied over the flags of the same name."""
+    system_prompt: str | None = None
+    """The system message of every conversation (``--system-prompt``); None or empty sends none."""
+    gen_args: tuple[str, ...] = ()
+    """``KEY=VALUE`` decoding settings (``--gen-arg``), read by
+    :func:`~mmbatch.backends.generation_args.parse_generation_args`."""
 
     def backend_options(self) -> BackendOptions:
         """The backend's own options class, filled from these options and :attr:`backend_args`.
 
         Raises:
-            BadInputError: an unknown backend, or a ``--backend-arg`` key it does not declare.
+            BadInputError: an unknown backend, a ``--backend-arg`` key it does not declare, or a bad ``--gen-arg``.
         """
         flags = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
+        flags["system_prompt"] = self.system_prompt or None
+        flags["generation"] = parse_generation_args(self.gen_args)
         return backend_options(get_backend_declaration(self.backend), flags, self.backend_args)
 
 
@@ -104,6 +112,8 @@ def resume_settings(options: InferOptions, input_fingerprint: str) -> dict[str, 
         # only when given, so that progress recorded before these options existed still resumes
         **({"image_steps": options.image_steps} if options.image_steps is not None else {}),
         **({"image_size": options.image_size} if options.image_size is not None else {}),
+        **({"system_prompt": backend.system_prompt} if backend.system_prompt is not None else {}),
+        **({"generation": backend.generation.given()} if backend.generation.given() else {}),
     }
 
 
@@ -116,4 +126,5 @@ def run_settings(options: InferOptions) -> dict[str, Any]:
         "concurrency": options.concurrency, "timeout_s": options.timeout_s, "max_retries": options.max_retries,
         "likelihood_target": options.likelihood_target, "max_pixels": options.max_pixels,
         "image_steps": options.image_steps, "image_size": options.image_size,
+        "system_prompt": options.system_prompt or None, "gen_args": parse_generation_args(options.gen_args).given(),
     }

@@ -6,15 +6,15 @@ import gc
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from mmbatch.backends.base import Request, Result
+from mmbatch.backends.base import Request, Result, with_system_prompt
 from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import JOIN_RULE
-from mmbatch.backends.hf.generation import SAMPLING_SEED
+from mmbatch.backends.hf.generation import sampling_seed
 from mmbatch.backends.hf.group_prefix import SHARING_RULE, SharingCounts, generate_shared
 from mmbatch.backends.hf.image_generation import IMAGE_MODE_SETTINGS, can_generate_images, generate_picture
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
-from mmbatch.backends.hf.messages import VIDEO_AS
+from mmbatch.backends.hf.messages import VIDEO_AS, check_system_prompt
 from mmbatch.backends.hf.options import HfOptions
 
 LIKELIHOOD_SETTINGS = {
@@ -26,6 +26,12 @@ LIKELIHOOD_SETTINGS = {
 }
 """How option log-likelihoods are defined (recorded in the settings)."""
 
+GEN_ARG_RULES = {
+    "repetition_penalty": "over the row's own prompt and answer tokens (padding not counted)",
+    "stop": "the answer is the text before the first stop string",
+}
+"""How the ``--gen-arg`` settings that ``transformers`` could apply in more than one way are applied."""
+
 
 class HFBackend:
     """Runs an ``AutoModelForImageTextToText`` model in-process, in batches."""
@@ -33,7 +39,12 @@ class HFBackend:
     name = "hf"
 
     def __init__(self, options: HfOptions, loaded: LoadedModel) -> None:
-        """Wrap an already loaded model; use :func:`mmbatch.backends.hf.create_backend` to load one."""
+        """Wrap an already loaded model; use :func:`mmbatch.backends.hf.create_backend` to load one.
+
+        Raises:
+            BadInputError: the model's chat template rejects or drops ``options.system_prompt``.
+        """
+        check_system_prompt(loaded.processor, options.system_prompt, options.model)
         self.options = options
         self.loaded: LoadedModel | None = loaded
         self.generation_runner = BatchRunner(options.batch_size)
@@ -76,12 +87,15 @@ class HFBackend:
                 "do_sample": sampling,
                 "temperature": self.options.temperature,
                 "num_beams": 1,
-                "seed": SAMPLING_SEED if sampling else None,
+                "seed": sampling_seed(self.options.generation) if sampling else None,
+                **self.options.generation.given(),
+                "gen_arg_rules": GEN_ARG_RULES,
                 "padding": "left",
                 "prefix_sharing": SHARING_RULE + " (greedy only)",
             },
             "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass,
                            "prefix_sharing": SHARING_RULE},
+            "system_prompt": self.options.system_prompt,
             "video": VIDEO_AS,
             **({"image_generation": IMAGE_MODE_SETTINGS} if can_generate_images(loaded) else {}),
             "transformers": transformers.__version__,
@@ -94,15 +108,16 @@ class HFBackend:
 
         def run(batch: list[Request]) -> list[Result]:
             return generate_shared(loaded, batch, self.sharing, max_new_tokens=max_new_tokens,
-                                   temperature=self.options.temperature)
+                                   temperature=self.options.temperature, generation=self.options.generation)
 
-        yield from self.generation_runner.run(requests, run)
+        yield from self.generation_runner.run(with_system_prompt(requests, self.options.system_prompt), run)
 
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
         """Score each row's options (prompt once per row, options batched), yielding each finished batch."""
         loaded = self._model()
         yield from self.likelihood_runner.run(
-            requests, lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass, self.likelihood_sharing))
+            with_system_prompt(requests, self.options.system_prompt),
+            lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass, self.likelihood_sharing))
 
     def likelihood_refusal(self) -> str | None:
         """None: an in-process model scores any option text."""

@@ -1,4 +1,4 @@
-"""Batched generation: left-padded batches, greedy unless a temperature is given."""
+"""Batched generation: left-padded batches, greedy unless a temperature is given, with the ``--gen-arg`` settings."""
 
 from __future__ import annotations
 
@@ -6,18 +6,24 @@ import time
 from typing import Any
 
 from mmbatch.backends.base import Request, Result
+from mmbatch.backends.generation_args import PLAIN, GenerationArgs
+from mmbatch.backends.hf.decoding import answer_text, generate_kwargs
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
 SAMPLING_SEED = 0
-"""Seed set before each sampled batch (``temperature > 0``), so a rerun of the same batch repeats its samples."""
+"""Seed set before each sampled batch (``temperature > 0``), so a rerun of the same batch repeats its samples;
+``--gen-arg seed=N`` replaces it."""
 
 
-def generation_config(model: Any, *, max_new_tokens: int, temperature: float) -> Any:
-    """The generation settings: plain greedy decoding (or plain sampling), nothing from the model's defaults.
+def generation_config(model: Any, *, max_new_tokens: int, temperature: float,
+                      generation: GenerationArgs = PLAIN) -> Any:
+    """The generation settings: plain greedy decoding (or plain sampling) with the ``--gen-arg`` settings, nothing
+    from the model's defaults.
 
     Checkpoints ship defaults such as ``do_sample=True`` or a repetition penalty; they are deliberately not used, so
-    the settings recorded by mmbatch are all the settings there are.
+    the settings recorded by mmbatch are all the settings there are. The repetition penalty is not set here: it is a
+    logits processor that ignores padding (:mod:`mmbatch.backends.hf.decoding`).
     """
     from transformers import GenerationConfig
 
@@ -27,8 +33,10 @@ def generation_config(model: Any, *, max_new_tokens: int, temperature: float) ->
         max_new_tokens=max_new_tokens,
         do_sample=sampling,
         temperature=temperature if sampling else None,
-        top_p=None,
-        top_k=None,
+        top_p=generation.top_p,
+        top_k=generation.top_k,
+        min_p=generation.min_p,
+        stop_strings=list(generation.stop) or None,
         num_beams=1,
         eos_token_id=defaults.eos_token_id,
         pad_token_id=defaults.pad_token_id,
@@ -54,8 +62,13 @@ def answer_tokens(generated: list[int], stop_ids: set[int]) -> list[int]:
     return generated
 
 
-def generate_batch(loaded: LoadedModel, batch: list[Request], *, max_new_tokens: int,
-                   temperature: float) -> list[Result]:
+def sampling_seed(generation: GenerationArgs) -> int:
+    """The seed of sampled batches: ``--gen-arg seed`` when given, else :data:`SAMPLING_SEED`."""
+    return SAMPLING_SEED if generation.seed is None else generation.seed
+
+
+def generate_batch(loaded: LoadedModel, batch: list[Request], *, max_new_tokens: int, temperature: float,
+                   generation: GenerationArgs = PLAIN) -> list[Result]:
     """Generate the answers of one batch.
 
     Args:
@@ -63,6 +76,7 @@ def generate_batch(loaded: LoadedModel, batch: list[Request], *, max_new_tokens:
         batch: Requests that all have images or none has.
         max_new_tokens: Upper bound on each answer's length.
         temperature: 0 for greedy decoding.
+        generation: The ``--gen-arg`` settings.
 
     Returns:
         One result per request; ``latency_ms`` is the batch's wall time divided among its rows.
@@ -73,17 +87,18 @@ def generate_batch(loaded: LoadedModel, batch: list[Request], *, max_new_tokens:
     processor = loaded.processor
     inputs = encode(processor, [chat_text(processor, request) for request in batch],
                     [request.images for request in batch], loaded.device, loaded.dtype)
-    config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=temperature)
+    config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=temperature,
+                               generation=generation)
     if temperature > 0:
-        torch.manual_seed(SAMPLING_SEED)
+        torch.manual_seed(sampling_seed(generation))
     with torch.inference_mode():
-        sequences = loaded.model.generate(**inputs, generation_config=config)
+        sequences = loaded.model.generate(**inputs, generation_config=config,
+                                          **generate_kwargs(generation, processor.tokenizer, inputs["attention_mask"]))
     prompt_length = inputs["input_ids"].shape[1]
     stop_ids = eos_ids(config, processor.tokenizer)
     share_ms = (time.perf_counter() - started) * 1000 / len(batch)
     results = []
     for request, row in zip(batch, sequences[:, prompt_length:].tolist(), strict=True):
-        tokens = answer_tokens(row, stop_ids)
-        text = processor.tokenizer.decode(tokens, skip_special_tokens=True).strip()
-        results.append(Result(index=request.index, prediction=text, output_tokens=len(tokens), latency_ms=share_ms))
+        text, count = answer_text(processor.tokenizer, answer_tokens(row, stop_ids), generation)
+        results.append(Result(index=request.index, prediction=text, output_tokens=count, latency_ms=share_ms))
     return results

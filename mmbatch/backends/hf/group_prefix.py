@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mmbatch.backends.base import Request, Result
+from mmbatch.backends.generation_args import PLAIN, GenerationArgs
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+from mmbatch.backends.hf.decoding import answer_text, generate_kwargs
 from mmbatch.backends.hf.generation import answer_tokens, eos_ids, generate_batch, generation_config
 from mmbatch.backends.hf.likelihood import keep_last_logits
 from mmbatch.backends.hf.loading import LoadedModel
@@ -122,7 +124,7 @@ def common_prefix(tokens: list[list[int]]) -> int:
 
 
 def generate_shared(loaded: LoadedModel, batch: list[Request], counts: SharingCounts, *, max_new_tokens: int,
-                    temperature: float) -> list[Result]:
+                    temperature: float, generation: GenerationArgs = PLAIN) -> list[Result]:
     """Generate the answers of ``batch``, prefilling each group's common prefix once.
 
     Rows that cannot share run through :func:`~mmbatch.backends.hf.generation.generate_batch` together.
@@ -134,10 +136,10 @@ def generate_shared(loaded: LoadedModel, batch: list[Request], counts: SharingCo
     results: dict[int, Result] = {}
     if alone:
         results.update((result.index, result) for result in generate_batch(
-            loaded, alone, max_new_tokens=max_new_tokens, temperature=temperature))
+            loaded, alone, max_new_tokens=max_new_tokens, temperature=temperature, generation=generation))
     if planned:
         shared_started = time.perf_counter()
-        texts = continue_groups(loaded, planned, max_new_tokens=max_new_tokens)
+        texts = continue_groups(loaded, planned, max_new_tokens=max_new_tokens, generation=generation)
         share_ms = (time.perf_counter() - shared_started) * 1000 / sum(len(group.rows) for group in planned)
         for group in planned:
             for request in group.rows:
@@ -188,8 +190,8 @@ def _prompt_inputs(loaded: LoadedModel, request: Request) -> Any:
     return encode(loaded.processor, [chat_text(loaded.processor, request)], [request.images], "cpu", None)
 
 
-def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *,
-                    max_new_tokens: int) -> dict[int, tuple[str, int]]:
+def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *, max_new_tokens: int,
+                    generation: GenerationArgs = PLAIN) -> dict[int, tuple[str, int]]:
     """Prefill every group's prefix in one pass, then generate every row from its group's cache in one call.
 
     Returns:
@@ -226,7 +228,7 @@ def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *,
         attention_mask[row, :width] = prefix_mask[owner]
         input_ids[row, width + suffix_width - len(suffix):] = torch.tensor(suffix)
         attention_mask[row, width + suffix_width - len(suffix):] = 1
-    config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=0.0)
+    config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=0.0, generation=generation)
     with torch.inference_mode():
         prefill = loaded.model(**prefix_inputs, position_ids=positions, use_cache=True,
                                **keep_last_logits(loaded.model, 1))
@@ -234,11 +236,11 @@ def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *,
         cache.batch_select_indices(torch.tensor(owners, device=loaded.device))
         sequences = loaded.model.generate(input_ids=input_ids.to(loaded.device),
                                           attention_mask=attention_mask.to(loaded.device), past_key_values=cache,
-                                          generation_config=config)
+                                          generation_config=config,
+                                          **generate_kwargs(generation, processor.tokenizer, attention_mask))
     stop_ids = eos_ids(config, processor.tokenizer)
     answers: dict[int, tuple[str, int]] = {}
     rows = [request for group in planned for request in group.rows]
     for request, generated in zip(rows, sequences[:, width + suffix_width:].tolist(), strict=True):
-        tokens = answer_tokens(generated, stop_ids)
-        answers[request.index] = (processor.tokenizer.decode(tokens, skip_special_tokens=True).strip(), len(tokens))
+        answers[request.index] = answer_text(processor.tokenizer, answer_tokens(generated, stop_ids), generation)
     return answers

@@ -16,6 +16,22 @@ VIDEO_AS = "frames as images"
 """How video rows reach the model (recorded in the settings)."""
 
 
+def chat_messages(request: Request) -> list[dict[str, Any]]:
+    """The conversation of one request: its system message when it has one, then the user's turn (one image
+    placeholder per image or frame, before the prompt)."""
+    content: list[dict[str, str]] = [{"type": "image"} for _ in request.images]
+    content.append({"type": "text", "text": request.prompt})
+    messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
+    if request.system_prompt is not None:
+        messages.insert(0, system_message(request.system_prompt))
+    return messages
+
+
+def system_message(text: str) -> dict[str, Any]:
+    """A system message in the content-parts form multimodal chat templates read."""
+    return {"role": "system", "content": [{"type": "text", "text": text}]}
+
+
 def chat_text(processor: Any, request: Request) -> str:
     """The model's chat-formatted text for one request, ending with the assistant's turn prefix.
 
@@ -23,10 +39,33 @@ def chat_text(processor: Any, request: Request) -> str:
         processor: The model's processor (it carries the chat template).
         request: The row; one image placeholder is written per image or frame, before the prompt.
     """
-    content: list[dict[str, str]] = [{"type": "image"} for _ in request.images]
-    content.append({"type": "text", "text": request.prompt})
-    messages = [{"role": "user", "content": content}]
-    return str(processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=False))
+    return str(processor.apply_chat_template(chat_messages(request), add_generation_prompt=True, tokenize=False))
+
+
+def check_system_prompt(processor: Any, system_prompt: str | None, model: str) -> None:
+    """Refuse a system prompt the model's chat template rejects or leaves out, before any row runs.
+
+    Some templates raise on a system message (older Mistral and Gemma templates), others drop it without a word;
+    either way the rows would not be asked what the run records.
+
+    Raises:
+        BadInputError: the template raises on a system message, or its text is not in the rendered conversation.
+    """
+    if system_prompt is None:
+        return
+    from mmbatch.errors import BadInputError
+
+    probe = Request(index=0, prompt="Hello", system_prompt=system_prompt)
+    try:
+        rendered = chat_text(processor, probe)
+    except Exception as exc:  # jinja2's TemplateError, or whatever the template's own code raises
+        raise BadInputError(f"--system-prompt: the chat template of {model!r} does not take a system message "
+                            f"({type(exc).__name__}: {exc}); run without --system-prompt, or put the instruction "
+                            "in the prompt template (prepare --prompt-template)") from None
+    if system_prompt.strip() not in rendered:
+        raise BadInputError(f"--system-prompt: the chat template of {model!r} leaves the system message out of "
+                            "the conversation; run without --system-prompt, or put the instruction in the prompt "
+                            "template (prepare --prompt-template)")
 
 
 def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]], device: Any, dtype: Any) -> Any:
