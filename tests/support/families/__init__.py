@@ -64,6 +64,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("GLM-4V", "glm4v", "build_glm4v"),
     Family("Mllama", "mllama", "build_mllama"),
     Family("Aya Vision", "aya_vision", "build_aya_vision"),
+    Family("Janus", "janus", "build_janus_pro"),
 ]}
 """Every family of the matrix, by name."""
 
@@ -73,8 +74,8 @@ def family_model(name: str) -> Path:
 
     The build goes to a temporary sibling first and is renamed into place, so an interrupted run, or two runs at once,
     never leave a half-saved model behind. The folder name carries a digest of the ``transformers`` version, the
-    builder module's source and that of the shared parts (``parts``, ``tiny_models``, ``tiny_tokenizer``), so a
-    changed builder or library builds anew.
+    builder module's source and that of the shared parts (``parts``, ``tiny_janus``, ``tiny_models``,
+    ``tiny_tokenizer``), so a changed builder or library builds anew.
     """
     import transformers
 
@@ -88,11 +89,11 @@ def family_model(name: str) -> Path:
     family = FAMILIES[name]
     builder = family.build_function()
     # The builder's own module and the pieces every builder shares: a change to any of them builds anew.
-    from tests.support import tiny_models, tiny_tokenizer
+    from tests.support import tiny_janus, tiny_models, tiny_tokenizer
     from tests.support.families import parts
 
     source = "".join(inspect.getsource(module)
-                     for module in (inspect.getmodule(builder), parts, tiny_models, tiny_tokenizer))
+                     for module in (inspect.getmodule(builder), parts, tiny_janus, tiny_models, tiny_tokenizer))
     key = hashlib.sha256(f"{transformers.__version__}\n{family}\n{source}".encode()).hexdigest()[:12]
     directory = CACHE / f"{family.module}-{family.builder}-{key}"
     if (directory / "config.json").is_file():
