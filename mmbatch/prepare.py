@@ -20,6 +20,7 @@ from mmbatch.benchmarks.registry import get_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.media import DEFAULT_MAX_PIXELS
 from mmbatch.progress import progress
+from mmbatch.prompt_files import TemplateFile, read_template_file, render_template_file
 from mmbatch.prompts import TEMPLATES, PromptInput, is_missing, prompt_hash, render
 from mmbatch.schema.columns import MODES, PREPARED, option_columns
 from mmbatch.schema.validate import validate_frame
@@ -44,7 +45,8 @@ class PrepareOptions:
     media_root: Path | None = None
     """Folder that image and video paths are relative to."""
     prompt_template: str | None = None
-    """Template name; None uses the reader's default."""
+    """A built-in template's name, or a template file (:mod:`mmbatch.prompt_files`); None uses the benchmark's
+    default."""
     mode: str | None = None
     """``generate`` or ``likelihood``; None uses the reader's default."""
     circular: bool | None = None
@@ -84,10 +86,9 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     file_format(options.output, writing=True)
     benchmark = get_benchmark(options.benchmark)
     reader = get_reader(options.benchmark)
-    template = options.prompt_template or benchmark.default_template
+    template_file = template_from_file(options.prompt_template)
+    template = template_file.name if template_file else options.prompt_template or benchmark.default_template
     mode = options.mode or benchmark.default_mode
-    if template not in TEMPLATES:
-        raise BadInputError(f"unknown prompt template {template!r}; choose one of {', '.join(TEMPLATES)}")
     if mode not in MODES:
         raise BadInputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     if not options.input.exists():
@@ -101,7 +102,7 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     if benchmark.name != reader.name:
         # A benchmark sharing a reader (ccbench is read by the mmbench reader) is still scored and reported as itself.
         frame = frame.with_columns(pl.lit(benchmark.name).alias("benchmark"))
-    frame = with_generation_prompts(with_prompts(frame, template, mode))
+    frame = with_generation_prompts(with_prompts(frame, template, mode, template_file))
     frame, violations = validate_frame(frame, PREPARED)
     if violations:
         raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=options.input)
@@ -118,6 +119,7 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
             "circular": options.circular,
             "limit": options.limit,
             "max_pixels": options.max_pixels,
+            **({"template_file": template_file.metadata()} if template_file else {}),
             "group_sizes": _group_sizes(frame),
             "categories": summary.categories,
         },
@@ -136,15 +138,38 @@ def effective_media_root(input_path: Path, media_root: Path | None) -> Path:
     return (input_path if input_path.is_dir() else input_path.parent).resolve()
 
 
-def with_prompts(frame: pl.DataFrame, template: str, mode: str) -> pl.DataFrame:
-    """``frame`` with ``prompt``, ``prompt_hash``, ``prompt_template`` and ``mode`` rendered for every row."""
-    prompts = []
+def template_from_file(chosen: str | None) -> TemplateFile | None:
+    """The template file ``--prompt-template`` names, or None for a built-in name (or none given).
+
+    A built-in name wins over a file of the same name in the working folder.
+
+    Raises:
+        BadInputError: neither a built-in name nor a readable template file.
+    """
+    if chosen is None or chosen in TEMPLATES:
+        return None
+    path = Path(chosen)
+    if not path.is_file():
+        raise BadInputError(f"unknown prompt template {chosen!r}: neither a built-in name ({', '.join(TEMPLATES)}) "
+                            "nor a template file (.j2/.jinja for Jinja, any other file a Python format string)")
+    return read_template_file(path)
+
+
+def with_prompts(frame: pl.DataFrame, template: str, mode: str,
+                 template_file: TemplateFile | None = None) -> pl.DataFrame:
+    """``frame`` with ``prompt``, ``prompt_hash``, ``prompt_template`` and ``mode`` rendered for every row, by the
+    built-in ``template`` or, when given, by ``template_file`` (``template`` is then its recorded name)."""
+    prompts: list[str] = []
     with progress("rendering prompts", total=frame.height, unit="rows") as bar:
-        for item in prompt_inputs(frame):
-            prompts.append(render(template, item))
-            if len(prompts) % 10_000 == 0:
-                bar.advance(10_000)
-        bar.advance(len(prompts) % 10_000)
+        if template_file is not None:
+            prompts = render_template_file(template_file, frame)
+            bar.advance(len(prompts))
+        else:
+            for item in prompt_inputs(frame):
+                prompts.append(render(template, item))
+                if len(prompts) % 10_000 == 0:
+                    bar.advance(10_000)
+            bar.advance(len(prompts) % 10_000)
     rendered = pl.Series("prompt", prompts, dtype=pl.String)
     return frame.drop(PROMPT_COLUMNS, strict=False).with_columns(
         rendered,

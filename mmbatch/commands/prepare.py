@@ -32,8 +32,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--media-root", type=Path, metavar="DIR",
                         help="folder that image/video paths are relative to (default: the input's folder, or the "
                         "MME release folder itself)")
-    parser.add_argument("--prompt-template", metavar="NAME",
-                        help="vlmevalkit, llava, seed-likelihood or mme (default: the benchmark's own)")
+    parser.add_argument("--prompt-template", metavar="NAME|FILE",
+                        help="vlmevalkit, llava, seed-likelihood or mme (default: the benchmark's own), or a template "
+                        "file over the row's columns: Jinja for .j2/.jinja/.jinja2, a Python format string otherwise "
+                        "(docs/prompts.md); its name and SHA-256 are recorded")
     parser.add_argument("--mode", choices=["generate", "likelihood"],
                         help="free generation or likelihood ranking of the options (default: the benchmark's own)")
     parser.add_argument("--circular", action=argparse.BooleanOptionalAction, default=None,
