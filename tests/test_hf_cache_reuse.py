@@ -1,7 +1,9 @@
-"""Models whose option passes must not reuse the prompt's cache with 1-D positions get a full pass per option.
+"""Option passes continue the prompt's cache at the model's own positions, or take a full pass per option.
 
-The detector is checked on real (tiny, random-weight) model objects of each kind; the full-pass path is checked to
-give the same log-probs as the cache-reusing path on a model where both are right.
+The detectors are checked on real (tiny, random-weight) model objects of each kind; the full-pass path is checked to
+give the same log-probs as the cache-reusing path on a model where both are right; and on the M-RoPE families of the
+matrix every cache-reusing path (one row, left-padded rows sharing a prompt pass as on a GPU, text-only rows) is
+checked against a full pass per option.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from PIL import Image
 
 from mmbatch.backends.base import Request
 from mmbatch.backends.hf import create_backend
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+from mmbatch.backends.hf.cache_reuse import M_ROPE, cache_reuse_blocker, prefix_sharing_blocker
 from mmbatch.backends.hf.likelihood import score_request
+from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.options import HfOptions
 from tests.support import single_torch_thread
+from tests.support.families import family_model
 from tests.support.tiny_models import build_llava, session_model_dir
 
 
@@ -41,8 +45,10 @@ def test_plain_llava_reuses_its_cache() -> None:
     assert cache_reuse_blocker(model) is None
 
 
-def test_m_rope_is_detected() -> None:
-    assert cache_reuse_blocker(tiny_qwen2_vl()) == "multimodal rotary positions (M-RoPE)"
+def test_m_rope_continues_its_cache_but_shares_no_group_prefix() -> None:
+    model = tiny_qwen2_vl()
+    assert cache_reuse_blocker(model) is None
+    assert prefix_sharing_blocker(model) == M_ROPE
 
 
 def test_sliding_window_text_model_is_detected() -> None:
@@ -65,3 +71,38 @@ def test_full_pass_per_option_equals_the_cache_reusing_path(tmp_path_factory) ->
     assert reused.error is None and separate.error is None
     assert separate.choice_ntokens == reused.choice_ntokens
     assert separate.choice_logprobs == pytest.approx(reused.choice_logprobs, abs=1e-4)
+
+
+def picture(n: int) -> Image.Image:
+    return Image.new("RGB", (30 + 11 * n, 60 - 7 * n), (50 * n % 256, 90, 160))
+
+
+def rows(with_images: bool) -> list[Request]:
+    """Rows of different lengths (so a shared prompt pass pads them) and image sizes (so their M-RoPE offsets
+    differ); the last option is one token, the others several."""
+    options = ["a red square", "a blue circle", "a cat", "A"]
+    return [Request(index=n, prompt="What is shown?" + " Look carefully." * (2 * n), options=options,
+                    images=[picture(n)] if with_images else []) for n in range(3)]
+
+
+def logprobs(results) -> list[list[float]]:
+    assert all(result.error is None for result in results), [result.error for result in results]
+    return [list(result.choice_logprobs) for result in results]
+
+
+@pytest.mark.parametrize("name", ["Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "GLM-4V", "Qwen3.5"])
+def test_every_likelihood_path_of_m_rope_models_equals_a_full_pass_per_option(name) -> None:
+    """The prompt once, options on its cache at the model's own positions (real tokens + the row's ``rope_deltas``):
+    per row, and for rows left-padded into one prompt pass (what a GPU runs), with and without images. Qwen3.5's
+    linear-attention cache takes a full pass per option on every path instead of failing."""
+    backend = create_backend(HfOptions(model=str(family_model(name)), dtype="float32", device="cpu"))
+    loaded = backend.loaded
+    for with_images in (True, False):
+        batch = rows(with_images)
+        expected = logprobs([score_request(loaded, request, separately=True) for request in batch])
+        per_row = logprobs([score_request(loaded, request) for request in batch])
+        padded = logprobs(score_batch(loaded, batch, rows_per_pass=len(batch)))
+        for want, one, together in zip(expected, per_row, padded, strict=True):
+            assert one == pytest.approx(want, abs=1e-4)
+            assert together == pytest.approx(want, abs=1e-4)
+    backend.close()

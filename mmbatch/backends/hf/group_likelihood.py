@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmbatch.backends.base import Request
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
 from mmbatch.backends.hf.group_prefix import (
     PlannedGroup,
     SharingCounts,
@@ -85,6 +85,7 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: l
                   for number, tokens in enumerate(row_options) if len(tokens) > 1]
         rest: dict[tuple[int, int], float] = {}
         if longer:
+            # Plain positions (M-RoPE models share no prefix): a row continues at its real token count.
             sums = batched_option_pass(loaded, rows_pass.past_key_values, prompt_mask, prompt_lengths,
                                 [row for row, _ in longer], [options[row][number] for row, number in longer])
             rest = dict(zip(longer, sums, strict=True))
@@ -107,7 +108,7 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
             end += 1
         group = rows[position:end]
         position = end
-        why = "single row" if len(group) == 1 else cache_reuse_blocker(loaded.model)
+        why = "single row" if len(group) == 1 else prefix_sharing_blocker(loaded.model)
         plan = None
         if why is None:
             planned = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)

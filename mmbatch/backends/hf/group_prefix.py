@@ -23,7 +23,7 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.generation_args import PLAIN, GenerationArgs
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
 from mmbatch.backends.hf.decoding import answer_text, generate_kwargs
 from mmbatch.backends.hf.generation import answer_tokens, eos_ids, generate_batch, generation_config
 from mmbatch.backends.hf.likelihood import keep_last_logits
@@ -158,7 +158,7 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     reason = None
     if temperature > 0:
         reason = "sampling"
-    elif (blocker := cache_reuse_blocker(loaded.model)) is not None:
+    elif (blocker := prefix_sharing_blocker(loaded.model)) is not None:
         reason = blocker
     image_tokens = image_token_ids(loaded)
     if reason is None and image_tokens is None and any(request.images for request in batch):

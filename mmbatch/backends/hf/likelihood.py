@@ -1,12 +1,13 @@
 """Option log-likelihoods with the image and prompt run once per row.
 
-For one row the prompt (with its images) runs once with ``use_cache=True``. Its key/value cache is repeated once per
-option (``batch_repeat_interleave``) and all options, right-padded, run in ONE batched pass on top of it; the
-attention mask is ones over the prompt, then each option's own mask. The first option token is scored from the
-prompt pass's last position, the others from the batched pass. When every option is a single token (letter scoring,
-``A``..``D``) the prompt pass alone scores them all. An option whose tokens merge with the prompt's (see
-:mod:`boundaries`) gets its own full pass. Sums are float32 log-softmax values; the end-of-sequence token is not
-included.
+For one row the prompt (with its images) runs once with ``use_cache=True`` (:func:`run_prompts`). Its key/value cache
+is selected once per option (``batch_select_indices``) and all options, right-padded, run in ONE batched pass on top
+of it, at the positions the model itself gives tokens after the prompt (:mod:`cache_reuse`); the attention mask is
+the prompt's, then each option's own mask. The first option token is scored from the prompt pass's last position,
+the others from the batched pass. When every option is a single token (letter scoring, ``A``..``D``) the prompt pass
+alone scores them all. An option whose tokens merge with the prompt's (see :mod:`boundaries`) gets its own full
+pass, and so does every option of a model whose cache cannot be continued this way. Sums are float32 log-softmax
+values; the end-of-sequence token is not included.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.batching import describe_error, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import Continuation, split_continuation
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
@@ -46,8 +48,8 @@ def keep_last_logits(model: Any, count: int) -> dict[str, int]:
 def score_request(loaded: LoadedModel, request: Request, *, separately: bool = False) -> Result:
     """Score every option of one row, catching the row's own failure into ``Result.error``.
 
-    ``separately`` gives every option its own full pass instead of reusing the prompt's cache (see
-    :mod:`cache_reuse`).
+    Every option gets its own full pass instead of reusing the prompt's cache when ``separately`` asks for it or
+    when the model's cache cannot be continued (see :mod:`cache_reuse`): a caller cannot forget the check.
     """
     import torch
 
@@ -55,7 +57,10 @@ def score_request(loaded: LoadedModel, request: Request, *, separately: bool = F
     try:
         if not request.options:
             raise ValueError("the row has no options to score")
-        scores = score_options_separately(loaded, request) if separately else score_options(loaded, request)
+        if separately or cache_reuse_blocker(loaded.model) is not None:
+            scores = score_options_separately(loaded, request)
+        else:
+            scores = score_options(loaded, request)
     except torch.OutOfMemoryError as exc:
         free_accelerator_memory()
         return Result(index=request.index, error=describe_error(exc))
@@ -105,19 +110,61 @@ def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
 
     inputs = encode(loaded.processor, [context], [images], loaded.device, loaded.dtype)
     with torch.inference_mode():
-        prompt_pass = loaded.model(**inputs, use_cache=True, **keep_last_logits(loaded.model, 1))
-        first_logprobs = torch.log_softmax(prompt_pass.logits[0, -1].float(), dim=-1)
+        prompt = run_prompts(loaded, inputs)
+        first_logprobs = torch.log_softmax(prompt.outputs.logits[0, -1].float(), dim=-1)
         # Single-token options (letters) are fully scored by the prompt pass; only longer ones need the option pass.
         longer = [row for row, tokens in enumerate(options) if len(tokens) > 1]
         rest = [0.0] * len(options)
         if longer:
-            option_logprobs = _option_pass(loaded, prompt_pass.past_key_values, inputs,
-                                           [options[row] for row in longer])
-            for position, row in enumerate(longer):
-                rest[row] = option_logprobs[position].sum().item()
+            sums = batched_option_pass(loaded, prompt.outputs.past_key_values, prompt.mask, prompt.next_positions,
+                                       [0] * len(longer), [options[row] for row in longer], inputs)
+            for row, total in zip(longer, sums, strict=True):
+                rest[row] = total
     return [
         OptionScore(first_logprobs[tokens[0]].item() + rest[row], len(tokens)) for row, tokens in enumerate(options)
     ]
+
+
+@dataclass(frozen=True)
+class PromptPass:
+    """The prompt pass of a batch of rows, and where each row's continuation starts."""
+
+    outputs: Any
+    """The model's outputs: ``past_key_values`` and the last position's ``logits``."""
+    mask: Any
+    """The prompts' attention mask (left-padded), ``(rows, width)``."""
+    next_positions: Any
+    """``(rows,)``: the position the model gives the first token after each row's prompt."""
+
+
+def run_prompts(loaded: LoadedModel, inputs: Any) -> PromptPass:
+    """Run left-padded prompts once, keeping their cache, and find where each row's continuation goes.
+
+    Plain models get positions counted over real tokens (padding does not shift them); a row continues at its real
+    token count. An M-RoPE model with images derives its own 3-D positions from the prompt, padding included, and
+    keeps each row's offset (``rope_deltas``): a row continues at real token count + offset, as in the model's own
+    ``generate``. Text-only rows of an M-RoPE model have plain positions (the model's ``generate`` gives them
+    offset 0).
+
+    Raises:
+        RuntimeError: An M-RoPE model kept no offset for every row of the pass (its positions would be guessed).
+    """
+    mask = inputs["attention_mask"]
+    lengths = mask.sum(dim=1)
+    holder = rope_offsets_holder(loaded.model)
+    keep = keep_last_logits(loaded.model, 1)
+    if holder is not None and any(name in inputs for name in ("image_grid_thw", "video_grid_thw")):
+        # A stale offset from an earlier call must not pass for this prompt's.
+        holder.rope_deltas = None
+        outputs = loaded.model(**inputs, use_cache=True, **keep)
+        offsets = holder.rope_deltas
+        if offsets is None or offsets.numel() != lengths.numel():
+            raise RuntimeError("the M-RoPE model kept no position offset per row for its prompt pass")
+        return PromptPass(outputs, mask, lengths + offsets.reshape(-1).to(lengths.device, lengths.dtype))
+    # Left padding: a row's positions count its real tokens only, as they would without padding.
+    positions = (mask.cumsum(dim=1) - 1).clamp(min=0)
+    outputs = loaded.model(**inputs, position_ids=positions, use_cache=True, **keep)
+    return PromptPass(outputs, mask, lengths)
 
 
 def option_tensors(loaded: LoadedModel, options: list[list[int]], mask_dtype: Any) -> tuple[Any, Any, Any]:
@@ -154,30 +201,6 @@ def continuation_inputs(prompt_inputs: Mapping[str, Any], rows: Any, width: int)
     return {"cross_attention_mask": last.expand(-1, width, *last.shape[2:])}
 
 
-def _option_pass(loaded: LoadedModel, cache: Any, prompt_inputs: Mapping[str, Any],
-                 options: list[list[int]]) -> Any:
-    """Run all options at once on the repeated prompt cache.
-
-    Each option's last token is not fed in: nothing is predicted from it.
-
-    Returns:
-        A ``(n_options, longest - 1)`` tensor: the log-probability of option token ``j + 1`` at column ``j`` (zero
-        past each option's end).
-    """
-    import torch
-
-    prompt_mask = prompt_inputs["attention_mask"]
-    inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
-    cache.batch_repeat_interleave(len(options))
-    attention_mask = torch.cat([prompt_mask.expand(len(options), -1), option_mask], dim=1)
-    extra = continuation_inputs(prompt_inputs, [0] * len(options), inputs.shape[1])
-    outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, past_key_values=cache, use_cache=True,
-                           **extra)
-    logprobs = torch.log_softmax(outputs.logits.float(), dim=-1)
-    picked = logprobs.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    return picked * option_mask
-
-
 def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images: list[Any]) -> OptionScore:
     """Score one option with its own pass over images + prompt + option (used when the prefix is not shared)."""
     import torch
@@ -195,13 +218,20 @@ def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images:
     return OptionScore(picked, count)
 
 
-def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, prompt_lengths: Any, rows: list[int],
+def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, next_positions: Any, rows: list[int],
                         options: list[list[int]], prompt_inputs: Mapping[str, Any] | None = None) -> list[float]:
     """Score tokens 2.. of each option on its row's cached prompt (rows of a batched cache, the prompt pass's or a
-    group's); returns one sum per option. Shared by the row batches and the group prefix passes.
+    group's); returns one sum per option. Shared by the single rows, the row batches and the group prefix passes.
 
-    ``prompt_inputs`` are the prompt pass's inputs, for the per-token inputs options need besides their tokens
-    (:func:`continuation_inputs`); groups never share a prefix when the processor gives such inputs.
+    Args:
+        loaded: The model.
+        cache: The prompts' key/value cache; it is consumed (rows selected in place).
+        prompt_mask: The prompts' attention mask.
+        next_positions: Per prompt row, the position of the first token after it (:class:`PromptPass`).
+        rows: The prompt row of each option (repeated for several options of one row).
+        options: Each option's continuation tokens.
+        prompt_inputs: The prompt pass's inputs, for the per-token inputs options need besides their tokens
+            (:func:`continuation_inputs`); groups never share a prefix when the processor gives such inputs.
     """
     import torch
 
@@ -210,7 +240,7 @@ def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, promp
     row_index = torch.tensor(rows, device=loaded.device)
     cache.batch_select_indices(row_index)
     attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
-    positions = prompt_lengths[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
+    positions = next_positions[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
     extra = continuation_inputs(prompt_inputs, row_index, width) if prompt_inputs is not None else {}
     outputs = loaded.model(input_ids=inputs, attention_mask=attention_mask, position_ids=positions,
                            past_key_values=cache, use_cache=True, **extra)

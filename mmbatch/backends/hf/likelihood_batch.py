@@ -2,8 +2,8 @@
 
 The per-row method (:mod:`likelihood`) runs each row's image and prompt once. This runs the prompts of a whole batch
 of rows in one left-padded pass (what keeps a GPU busy), keeps the key/value cache, selects each option's row from it
-(``batch_select_indices``) and scores every option of every row in one more pass. Position ids are given explicitly
-(count of real tokens before each position) so padding does not shift them. Rows whose options merge with the
+(``batch_select_indices``) and scores every option of every row in one more pass. Positions are those the model
+gives each row without padding (:func:`~mmbatch.backends.hf.likelihood.run_prompts`). Rows whose options merge with the
 prompt's last token, or that have no options, are handled row by row as in :mod:`likelihood`.
 """
 
@@ -16,7 +16,7 @@ from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.boundaries import split_continuation
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.group_prefix import SharingCounts
-from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits, score_request
+from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, run_prompts, score_request
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
@@ -98,19 +98,14 @@ def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]]
     import torch
 
     inputs = encode(loaded.processor, contexts, images, loaded.device, loaded.dtype)
-    prompt_mask = inputs["attention_mask"]
-    prompt_lengths = prompt_mask.sum(dim=1)
-    # Left padding: a row's positions count its real tokens only, as they would without padding.
-    positions = (prompt_mask.cumsum(dim=1) - 1).clamp(min=0)
     with torch.inference_mode():
-        prompt_pass = loaded.model(**inputs, position_ids=positions, use_cache=True,
-                                   **keep_last_logits(loaded.model, 1))
-        first_logprobs = torch.log_softmax(prompt_pass.logits[:, -1].float(), dim=-1)
+        prompt = run_prompts(loaded, inputs)
+        first_logprobs = torch.log_softmax(prompt.outputs.logits[:, -1].float(), dim=-1)
         longer = [(row, number) for row, row_options in enumerate(options)
                   for number, tokens in enumerate(row_options) if len(tokens) > 1]
         rest: dict[tuple[int, int], float] = {}
         if longer:
-            sums = batched_option_pass(loaded, prompt_pass.past_key_values, prompt_mask, prompt_lengths,
+            sums = batched_option_pass(loaded, prompt.outputs.past_key_values, prompt.mask, prompt.next_positions,
                                        [row for row, _ in longer], [options[row][number] for row, number in longer],
                                        inputs)
             rest = dict(zip(longer, sums, strict=True))
