@@ -65,6 +65,8 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Mllama", "mllama", "build_mllama"),
     Family("Aya Vision", "aya_vision", "build_aya_vision"),
     Family("Janus", "janus", "build_janus_pro"),
+    Family("DeepSeek-VL", "deepseek_vl", "build_deepseek_vl"),
+    Family("DeepSeek-VL hybrid", "deepseek_vl", "build_deepseek_vl_hybrid"),
 ]}
 """Every family of the matrix, by name."""
 
