@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 YES_NO_RULES = ("official", "vlmevalkit")
 REDUCTIONS = ("sum", "mean", "mean-char")
+DEFAULT_REASONING_TAGS = '[["<think>", "</think>"]]'
+"""``--reasoning-tags`` as the command line writes it (the same pairs as ``ExtractOptions.reasoning_tags``)."""
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -75,6 +77,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "cuda or cuda:N")
     parser.add_argument("--media-root", type=Path, help="generate-image rows: folder the option pictures are read "
                         "in (default: the predictions file's folder, or the root prepare recorded when inside it)")
+    parser.add_argument("--reasoning-tags", default=DEFAULT_REASONING_TAGS, metavar="none|JSON",
+                        help="reasoning traces removed from the prediction before matching, as a JSON list of "
+                        "[opening, closing] pairs; the raw text stays in prediction, the matched text goes to "
+                        "answer_text (default: <think>...</think>; none keeps the prediction as it is)")
     parser.add_argument("--force", action="store_true",
                         help="discard earlier progress for OUTPUT made with other settings instead of refusing")
     return parser
@@ -83,6 +89,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def options(args: argparse.Namespace) -> ExtractOptions:
     """The stage's options from the parsed arguments."""
     from mmbatch.extract.options import ExtractOptions
+    from mmbatch.extract.reasoning import parse_reasoning_tags
 
     return ExtractOptions(
         input=args.input, output=args.output, benchmark=args.benchmark, model_name=args.model_name,
@@ -93,7 +100,7 @@ def options(args: argparse.Namespace) -> ExtractOptions:
         likelihood_reduction=args.likelihood_reduction, unmatched=args.unmatched, seed=args.seed,
         skip_failed_groups=args.skip_failed_groups, clip_model=args.clip_model,
         clip_batch_size=args.clip_batch_size, clip_device=args.clip_device, media_root=args.media_root,
-        force=args.force,
+        force=args.force, reasoning_tags=parse_reasoning_tags(args.reasoning_tags),
     )
 
 

@@ -7,6 +7,9 @@ from pathlib import Path
 
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 """VLMEvalKit's current default judge. ``gpt-3.5-turbo-0125`` reproduces the 2024-2026 MMBench leaderboard."""
+THINK_TAGS: tuple[tuple[str, str], ...] = (("<think>", "</think>"),)
+"""The default ``--reasoning-tags``: DeepSeek-R1, Qwen3, QwQ/QVQ, GLM-4.1V and most open reasoning models write
+them."""
 UNMATCHED_POLICIES = ("none", "random")
 """``--unmatched``: leave judge-unmatched rows empty (default), or VLMEvalKit's seeded random letter."""
 
@@ -63,3 +66,6 @@ class ExtractOptions:
     does: the root ``prepare`` recorded is used when it lies inside)."""
     force: bool = False
     """Discard earlier progress made with other settings instead of refusing."""
+    reasoning_tags: tuple[tuple[str, str], ...] = THINK_TAGS
+    """``(opening, closing)`` pairs of the reasoning traces removed from a prediction before it is matched
+    (:mod:`mmbatch.extract.reasoning`); empty matches predictions as they are."""

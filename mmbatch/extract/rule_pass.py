@@ -1,7 +1,8 @@
 """The first pass over each row: everything decidable without the judge.
 
 MCQ rows go through VLMEvalKit's ``can_infer``, MME rows through the chosen yes/no rule, likelihood rows through the
-reduction. What the rules leave open becomes a :class:`JudgeTask` when the judge is on, else an unmatched row.
+reduction; generated answers are read without their reasoning traces (:mod:`mmbatch.extract.reasoning`). What
+the rules leave open becomes a :class:`JudgeTask` when the judge is on, else an unmatched row.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mmbatch.extract.judge_prompts import mcq_judge_prompt, yes_no_judge_prompt
 from mmbatch.extract.likelihood import best_option
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
+from mmbatch.extract.reasoning import UNCLOSED_NOTE, strip_reasoning
 from mmbatch.row_facts import is_missing, present_options
 
 
@@ -45,20 +47,30 @@ def decide_by_rules(row: Mapping[str, Any], options: ExtractOptions, *, path: Pa
         return Outcome(None, "error", note="the row failed in infer", error=str(row["error"]))
     if row.get("choice_logprobs") is not None:
         return _likelihood(row, options, path, letter_scoring)
-    prediction = "" if is_missing(row.get("prediction")) else str(row["prediction"])
+    raw = "" if is_missing(row.get("prediction")) else str(row["prediction"])
+    prediction, trace = strip_reasoning(raw, options.reasoning_tags)
     benchmark = find_benchmark(row["benchmark"])
     if benchmark is not None and benchmark.answer_kind == "yes-no":
-        return _yes_no(row, prediction, options, benchmark)
+        return _unless_cut_off(_yes_no(row, prediction, options, benchmark), trace)
     choices = present_options(row)
     if not choices:
         return Outcome(None, "unmatched", note="the row has no options to match")
     letter = match_choice(prediction, choices, CHOICE_RULES[options.choice_rules])
     if letter is not None:
         return Outcome(letter, "rule")
+    if trace == "unclosed":
+        return Outcome(None, "unmatched", note=UNCLOSED_NOTE)
     if not options.use_judge:
         return Outcome(None, "unmatched", note="no rule matched (--no-judge)")
     prompt = mcq_judge_prompt(str(row["question"]), choices, prediction)
     return JudgeTask(int(row["index"]), group_key(row), "mcq", prompt, _answer(row), choices)
+
+
+def _unless_cut_off(result: Outcome | JudgeTask, trace: str | None) -> Outcome | JudgeTask:
+    """A row whose reasoning never closed is not sent to the judge: there is no answer to ask about."""
+    if trace == "unclosed" and (isinstance(result, JudgeTask) or result.extracted is None):
+        return Outcome(None, "unmatched", note=UNCLOSED_NOTE)
+    return result
 
 
 def _yes_no(row: Mapping[str, Any], prediction: str, options: ExtractOptions, benchmark: Benchmark

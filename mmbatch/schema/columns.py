@@ -125,6 +125,8 @@ EXTRACTION_COLUMNS: tuple[Column, ...] = (
            "option image, in letter order."),
     Column("extract_note", "string", "Why a row is unmatched or failed in extract (e.g. its circular group had "
            "already failed, so the judge was not asked)."),
+    Column("answer_text", "string", "The prediction as the rules and the judge read it: `prediction` without its "
+           "reasoning traces (--reasoning-tags, <think>...</think> by default); empty where there is no prediction."),
 )
 
 HIT_COLUMNS: tuple[Column, ...] = (

@@ -1,0 +1,82 @@
+"""Reasoning traces (``<think>...</think>``) taken out of a prediction before the answer is matched.
+
+Reasoning models (DeepSeek-R1, Qwen3 thinking, QVQ, GLM-4.1V-Thinking...) write their reasoning before the answer;
+the letters and yes/no words in it would be matched instead of the answer (MME's official rule reads only the first 4
+characters). As in lmms-eval 0.7, the trace is removed by default and the raw text kept: ``prediction`` is never
+changed, ``answer_text`` holds what the rules and the judge read.
+
+For each tag pair, in order:
+
+1. A closing tag before any opening one is the end of a trace whose opening tag was in the prompt (templates that
+   open the assistant's turn with ``<think>``): everything up to it is reasoning.
+2. Every ``OPEN ... CLOSE`` block is removed.
+3. An opening tag never closed is a trace cut off (by ``--max-new-tokens``): the answer never came. Everything from it
+   on is dropped, and a row whose remaining text matches nothing is unmatched without asking the judge.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import polars as pl
+
+from mmbatch.errors import BadInputError
+
+TagPairs = tuple[tuple[str, str], ...]
+"""``(opening, closing)`` tag pairs, applied in order (the default is ``ExtractOptions.reasoning_tags``)."""
+NONE = "none"
+"""``--reasoning-tags none``: the prediction is matched as it is."""
+UNCLOSED_NOTE = "the reasoning trace never closed (cut off by --max-new-tokens?), so no answer followed it"
+
+
+def parse_reasoning_tags(text: str) -> TagPairs:
+    """``--reasoning-tags``: ``none``, or a JSON list of ``[opening, closing]`` pairs.
+
+    Raises:
+        BadInputError: neither, or a tag that is empty.
+    """
+    if text.strip().lower() == NONE:
+        return ()
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError:
+        parsed = None
+    if not isinstance(parsed, list) or not parsed or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(tag, str) and tag for tag in pair)
+            for pair in parsed):
+        raise BadInputError(f"--reasoning-tags {text!r}: expected none or a JSON list of [opening, closing] pairs, "
+                            'e.g. [["<think>", "</think>"], ["<reasoning>", "</reasoning>"]]')
+    return tuple((pair[0], pair[1]) for pair in parsed)
+
+
+def strip_reasoning(text: str, tags: TagPairs) -> tuple[str, str | None]:
+    """``text`` without its reasoning traces (stripped of surrounding whitespace when a trace was removed), and what
+    was found: None (no trace), ``closed`` or ``unclosed`` (see the module docstring)."""
+    found: str | None = None
+    for opening, closing in tags:
+        end, start = text.find(closing), text.find(opening)
+        if end >= 0 and (start < 0 or end < start):
+            text, found = text[end + len(closing):], "closed"
+        while (start := text.find(opening)) >= 0:
+            end = text.find(closing, start + len(opening))
+            if end < 0:
+                text, found = text[:start], "unclosed"
+                break
+            text, found = text[:start] + text[end + len(closing):], found or "closed"
+    return (text.strip(), found) if found else (text, None)
+
+
+def answer_texts(predictions: pl.Series, tags: TagPairs) -> pl.Series:
+    """``answer_text`` for every row: its prediction without reasoning traces (null where there is no prediction)."""
+    values = [None if text is None else strip_reasoning(text, tags)[0] for text in predictions.cast(pl.String)]
+    return pl.Series("answer_text", values, dtype=pl.String)
+
+
+def reasoning_counts(predictions: Sequence[str | None], tags: TagPairs) -> dict[str, int]:
+    """Rows whose trace was removed (``closed``) and rows whose trace never closed (``unclosed``)."""
+    counts = {"closed": 0, "unclosed": 0}
+    for text in predictions:
+        if text is not None and (found := strip_reasoning(text, tags)[1]) is not None:
+            counts[found] += 1
+    return counts
