@@ -6,9 +6,9 @@ hence one journal commit, per row, like a server backend), then run it again wit
 Reported: wall and CPU seconds, CPU milliseconds per row, peak resident memory, progress bytes on disk at the end of
 the run, and the time to read everything back.
 
-With ``--openai-rows N`` it also times ``--backend openai`` against a fast local server (bench/fast_chat_server.py).
+``--backend openai`` against a fast local server is timed by bench/bench_openai_transport.py.
 
-Usage: ``python bench/bench_infer_scale.py [--rows 10000 100000 1000000] [--openai-rows N]``; the 1M run takes
+Usage: ``python bench/bench_infer_scale.py [--rows 10000 100000 1000000]``; the 1M run takes
 minutes and ~2 GB, run it niced.
 """
 
@@ -79,40 +79,12 @@ def one_size(rows: int, folder: Path) -> dict[str, float]:
             "progress_mb": progress_bytes / 2**20, "rerun_all_done_s": rerun}
 
 
-def openai_rate(rows: int, concurrency: int) -> str:
-    """Rows per second of ``infer --backend openai`` against :mod:`bench.fast_chat_server` (its own process)."""
-    from mmbatch.infer.settings import InferOptions
-    from mmbatch.infer.stage import run_infer
-    server = subprocess.Popen([sys.executable, str(REPO_ROOT / "bench" / "fast_chat_server.py")],
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        assert server.stdout is not None
-        port = int(server.stdout.readline().split()[1])
-        with tempfile.TemporaryDirectory(prefix="bench-infer-openai-") as folder:
-            prepared = scaled_prepared(rows, Path(folder))
-            start, cpu = time.perf_counter(), time.process_time()
-            summary = run_infer(InferOptions(input=prepared, output=Path(folder) / "preds.parquet", backend="openai",
-                                             model="local-model", base_url=f"http://127.0.0.1:{port}/v1",
-                                             concurrency=concurrency))
-            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-        assert summary.ran == rows and summary.failed == 0
-        return (f"openai backend, {rows:,} rows, concurrency {concurrency}: {wall:.1f} s wall "
-                f"({rows / wall:,.0f} rows/s), client CPU {1000 * cpu / rows:.2f} ms/row")
-    finally:
-        server.kill()
-        server.wait()
-
-
 def main() -> None:
     """Run each size in a child process and print one line per size."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, nargs="*", default=[10_000, 100_000])
-    parser.add_argument("--openai-rows", type=int, default=0, help="also time the openai backend on this many rows")
-    parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.openai_rows:
-        print(openai_rate(args.openai_rows, args.concurrency), flush=True)
     if args.child:
         with tempfile.TemporaryDirectory(prefix="bench-infer-scale-") as folder:
             print(json.dumps(one_size(args.child, Path(folder))))

@@ -35,19 +35,23 @@ class Fault:
     """One scripted misbehaviour, used for one request."""
 
     kind: str
-    """``status`` (an HTTP error), ``hang`` (answer nothing for ``seconds``), ``garbage`` (a 200 that is not JSON) or
-    ``echo-headers`` (a 200 echoing the request headers as text)."""
+    """``status`` (an HTTP error), ``hang`` (answer nothing for ``seconds``), ``garbage`` (a 200 that is not JSON),
+    ``echo-headers`` (a 200 echoing the request headers as text) or ``drop-after`` (answer normally, then close the
+    connection without saying so, as a server does when an idle keep-alive connection times out)."""
     status: int = 500
     """HTTP status for ``status`` faults."""
+    message: str | None = None
+    """The error message of a ``status`` fault (default: ``scripted <status>``)."""
     retry_after: str | None = None
     """``Retry-After`` header value for ``status`` faults, if any."""
     seconds: float = 30.0
     """How long a ``hang`` lasts (the client should time out first)."""
 
 
-def status(code: int, retry_after: str | float | None = None) -> Fault:
-    """A fault answering ``code`` (with ``Retry-After`` when given)."""
-    return Fault("status", status=code, retry_after=None if retry_after is None else str(retry_after))
+def status(code: int, retry_after: str | float | None = None, message: str | None = None) -> Fault:
+    """A fault answering ``code`` (with ``Retry-After`` and an error ``message`` when given)."""
+    return Fault("status", status=code, retry_after=None if retry_after is None else str(retry_after),
+                 message=message)
 
 
 def hang(seconds: float = 30.0) -> Fault:
@@ -57,6 +61,8 @@ def hang(seconds: float = 30.0) -> Fault:
 
 GARBAGE = Fault("garbage")
 """A fault answering 200 with a body that is not a chat completion."""
+DROP_AFTER = Fault("drop-after")
+"""A fault answering normally, then closing the connection without a ``Connection: close`` header."""
 ECHO_HEADERS = Fault("echo-headers")
 """A fault answering 200 with a plain-text body that echoes the request's headers (an API key among them), as a
 misconfigured proxy does."""
@@ -118,6 +124,8 @@ class OpenAIServer:
     def __init__(self, script: ServerScript | None = None, *, port: int = 0) -> None:
         self.script = script or ServerScript()
         self.received: list[Received] = []
+        self.connections = 0
+        """TCP connections accepted so far (a keep-alive client opens one per request in flight)."""
         self._lock = threading.Lock()
         self._stop = threading.Event()
         handler = type("Handler", (_Handler,), {"server_state": self})
@@ -177,6 +185,11 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True  # headers and body go out as two writes: Nagle + delayed ACK would add 40 ms
 
+    def setup(self) -> None:
+        super().setup()
+        with self.server_state._lock:
+            self.server_state.connections += 1
+
     def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read stderr of the CLI, not of this
         pass
 
@@ -207,7 +220,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
-        if fault is not None and self._play(fault):
+        if fault is not None and fault.kind != "drop-after" and self._play(fault):
             return
         if state.script.delay_s:
             time.sleep(state.script.delay_s)
@@ -221,12 +234,15 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send_json(400, {"error": {"message": str(exc)}})
                 return
         self._send_json(200, completion)
+        if fault is not None and fault.kind == "drop-after":
+            self.close_connection = True
 
     def _play(self, fault: Fault) -> bool:
         """Act out ``fault``; True when the request has been answered (or abandoned)."""
         if fault.kind == "status":
             headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
-            self._send_json(fault.status, {"error": {"message": f"scripted {fault.status}"}}, headers)
+            message = fault.message if fault.message is not None else f"scripted {fault.status}"
+            self._send_json(fault.status, {"error": {"message": message}}, headers)
             return True
         if fault.kind == "hang":
             self.server_state._stop.wait(fault.seconds)
