@@ -11,6 +11,7 @@ import argparse
 import errno
 import importlib
 import os
+import re
 import signal
 import sys
 import threading
@@ -23,8 +24,12 @@ from mmbatch.secret_values import guard_streams, register_secret
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "MMBATCH_JUDGE_API_KEY")
 """Environment variables holding API keys: their values are scrubbed from all output."""
-OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
-"""Write failures that are the environment's, not a bug: reported in one line (exit 2), not as a traceback."""
+OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM,
+                           errno.EIO})
+"""File system failures that are the environment's, not a bug (a full disk or quota, a file-size limit, a read-only
+or failing disk, permissions): reported in one line (exit 2), not as a traceback."""
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+"""polars raises ``OSError`` without ``errno`` and puts the number in the message: ``File too large (os error 27)``."""
 
 COMMANDS: dict[str, str] = {
     "prepare": "mmbatch.commands.prepare",
@@ -89,11 +94,11 @@ def _run(argv: Sequence[str] | None) -> int:
         _print_error(str(exc))
         return exc.exit_code
     except OSError as exc:
-        if exc.errno not in OUTPUT_ERRNOS:
+        if _errno_of(exc) not in OUTPUT_ERRNOS:
             raise
         where = f" {exc.filename}" if exc.filename else ""
-        _print_error(f"cannot write{where}: {exc.strerror or exc}; free space or fix permissions, then rerun "
-                     "(finished rows are kept)")
+        _print_error(f"the file system refused{where}: {exc.strerror or exc}; free space or fix permissions, then "
+                     "rerun (finished rows are kept)")
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("interrupted (Ctrl-C); infer and extract keep their finished rows: rerun to resume", file=sys.stderr)
@@ -113,6 +118,13 @@ class Terminated(BaseException):
 
 def _terminated(signum: int, frame: object) -> None:
     raise Terminated
+
+
+def _errno_of(exc: OSError) -> int | None:
+    if exc.errno is not None:
+        return exc.errno
+    found = _RUST_OS_ERROR.search(str(exc))
+    return int(found.group(1)) if found else None
 
 
 def _print_error(message: str) -> None:

@@ -8,9 +8,12 @@ first try's unusable reply.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,27 +80,51 @@ class JudgeCache:
                                 f"{', '.join(columns)}); give another --judge-cache", path=self.path)
 
     def get(self, model: str, prompt: str, attempt: int, temperature: float) -> CachedReply | None:
-        """The stored reply for this exact request, or None."""
-        row = self._db.execute(
-            "SELECT prompt, reply, prompt_tokens, completion_tokens FROM replies "
-            "WHERE model = ? AND prompt_sha256 = ? AND attempt = ? AND temperature = ?",
-            (model, _sha256(prompt), attempt, float(temperature)),
-        ).fetchone()
+        """The stored reply for this exact request, or None.
+
+        Raises:
+            OSError: the file system failed the read (see :meth:`_storage`).
+        """
+        with self._storage():
+            row = self._db.execute(
+                "SELECT prompt, reply, prompt_tokens, completion_tokens FROM replies "
+                "WHERE model = ? AND prompt_sha256 = ? AND attempt = ? AND temperature = ?",
+                (model, _sha256(prompt), attempt, float(temperature)),
+            ).fetchone()
         if row is None or row[0] != prompt:  # the stored text must match exactly, not only its hash
             return None
         return CachedReply(row[1], row[2], row[3])
 
     def put(self, model: str, prompt: str, attempt: int, temperature: float, reply: str, *,
             prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
-        """Store a reply (committed at once); an empty reply is not stored, so a rerun asks again."""
+        """Store a reply (committed at once); an empty reply is not stored, so a rerun asks again.
+
+        Raises:
+            OSError: the disk is full or failed the write (see :meth:`_storage`).
+        """
         if not reply.strip():
             return
-        self._db.execute(
-            "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (model, _sha256(prompt), attempt, float(temperature), prompt, scrub_text(reply), prompt_tokens,
-             completion_tokens,
-             time.time()),
-        )
+        with self._storage():
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (model, _sha256(prompt), attempt, float(temperature), prompt, scrub_text(reply), prompt_tokens,
+                 completion_tokens, time.time()),
+            )
+
+    @contextmanager
+    def _storage(self) -> Iterator[None]:
+        """SQLite's "database or disk is full" and "disk I/O error" as the ``OSError`` (``ENOSPC``, ``EIO``) they
+        are, naming the cache file, so that the command ends with one line (exit 2) like any other full disk."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            name = str(getattr(exc, "sqlite_errorname", ""))  # Python 3.11+; the message is the same on 3.10
+            if name == "SQLITE_FULL" or "disk is full" in str(exc):
+                raise OSError(errno.ENOSPC, f"the judge cache cannot grow ({exc})", str(self.path)) from exc
+            if name.startswith("SQLITE_IOERR") or "disk I/O error" in str(exc):
+                raise OSError(errno.EIO, f"the judge cache cannot be read or written ({exc})", str(self.path)) \
+                    from exc
+            raise
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
