@@ -48,6 +48,18 @@ class BackendOptions:
         return MIN_CHUNK_ROWS
 
 
+@dataclass(frozen=True)
+class FrameTiming:
+    """Where a video row's sampled frames lie in their video."""
+
+    indices: tuple[int, ...]
+    """Each frame's number in the video, in order."""
+    video_len: int
+    """Frames in the whole video."""
+    fps: float
+    """The video's frame rate."""
+
+
 @dataclass
 class Request:
     """One row for the model."""
@@ -60,6 +72,8 @@ class Request:
     """Images, or the sampled frames of a video, in order."""
     is_video: bool = False
     """Whether ``images`` are frames of one video."""
+    frame_timing: FrameTiming | None = None
+    """For frames decoded from a video file, where they lie in it; None for images and frames listed as files."""
     options: list[str] = field(default_factory=list)
     """Likelihood mode: the continuation texts to score (option texts, or ``A.``.. for letter scoring)."""
     answer: str | None = None

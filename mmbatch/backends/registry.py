@@ -11,7 +11,8 @@ from mmbatch.errors import BadInputError
 
 BACKENDS: tuple[BackendDeclaration, ...] = (
     BackendDeclaration("hf", "local transformers model", "mmbatch.backends.hf", "mmbatch.backends.hf.options:HfOptions",
-                       ("revision", "dtype", "attn_implementation", "trust_remote_code"), image_generator=True),
+                       ("revision", "dtype", "attn_implementation", "trust_remote_code", "video_as"),
+                       image_generator=True),
     BackendDeclaration("openai", "OpenAI-compatible server", "mmbatch.backends.openai_chat",
                        "mmbatch.backends.openai_chat:OpenAIOptions", ("base_url",), image_generator=True),
     BackendDeclaration("echo", "no model", "mmbatch.backends.echo", "mmbatch.backends.echo:EchoOptions", (),

@@ -53,6 +53,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "recorded")
     parser.add_argument("--num-frames", type=positive_int, default=8,
                         help="frames sampled from each video, by the SEED-Bench rule (default 8)")
+    parser.add_argument("--video-as", choices=("video", "frames"),
+                        help="hf: video rows as one video, to a processor that takes video, or as their frames given "
+                        "as images (default: as the model's authors evaluated videos, see docs/models.md); same as "
+                        "--backend-arg video_as=...; recorded and part of the resume settings")
     parser.add_argument("--base-url", help="OpenAI-compatible server, e.g. http://localhost:8000/v1 (openai)")
     parser.add_argument("--concurrency", type=positive_int, default=16, help="requests in flight (openai; 16)")
     parser.add_argument("--timeout", type=positive_float, default=120.0, help="seconds per request (openai; 120)")
@@ -108,9 +112,11 @@ def options(args: argparse.Namespace) -> InferOptions:
 
 
 def placement_pairs(args: argparse.Namespace) -> list[str]:
-    """The placement flags as the ``--backend-arg`` pairs they stand for (after the others: a flag wins)."""
+    """The placement flags and ``--video-as`` as the ``--backend-arg`` pairs they stand for (after the others: a flag
+    wins; a backend without the option refuses the pair)."""
     pairs = [f"{key}={value}" for key, value in (("device_map", args.device_map), ("max_memory", args.max_memory),
-                                                 ("attn_implementation", args.attn_implementation))
+                                                 ("attn_implementation", args.attn_implementation),
+                                                 ("video_as", args.video_as))
              if value is not None]
     return pairs + (["trust_remote_code=true"] if args.trust_remote_code else [])
 

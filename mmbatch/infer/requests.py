@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 from PIL import Image
 
-from mmbatch.backends.base import Request
+from mmbatch.backends.base import FrameTiming, Request
 from mmbatch.errors import BadInputError
 from mmbatch.media import (
     decode_base64_image,
@@ -107,11 +107,12 @@ class RequestBuilder:
         Raises:
             RowError: the row's media is missing, corrupt or over the pixel limit.
         """
-        images, is_video = self._media(row)
+        images, is_video, timing = self._media(row)
         present = [letter for letter in self.letters if not is_missing(row.get(letter))]
         answer = None if is_missing(row.get("answer")) else str(row["answer"]).strip()
         request = Request(index=int(row["index"]), prompt=str(row["prompt"]), images=images, is_video=is_video,
-                          answer=answer, group=None if is_missing(row.get("g_index")) else int(row["g_index"]))
+                          frame_timing=timing, answer=answer,
+                          group=None if is_missing(row.get("g_index")) else int(row["g_index"]))
         if row.get("mode") == "likelihood":
             if self.likelihood_target == "letter":
                 request.options = [f"{letter}." for letter in present]
@@ -122,15 +123,17 @@ class RequestBuilder:
             request.option_images = self._paths(row, "option_image_paths")
         return request
 
-    def _media(self, row: dict[str, Any]) -> tuple[list[Image.Image], bool]:
+    def _media(self, row: dict[str, Any]) -> tuple[list[Image.Image], bool, FrameTiming | None]:
+        """The row's pictures, whether they are a video's frames, and where those lie in the video when known."""
         if not is_missing(row.get("image")):
-            return self._payload_images(row), False
+            return self._payload_images(row), False, None
         if not is_missing(row.get("image_path")):
             paths = self._paths(row, "image_path")
-            return [self._load_file(path, "image_path") for path in paths], False
+            return [self._load_file(path, "image_path") for path in paths], False, None
         if not is_missing(row.get("video_path")):
-            return self._video(row), True
-        return [], False
+            frames, timing = self._video(row)
+            return frames, True, timing
+        return [], False, None
 
     def _payload_images(self, row: dict[str, Any]) -> list[Image.Image]:
         cell = str(row["image"])
@@ -181,15 +184,16 @@ class RequestBuilder:
         except (OSError, ValueError) as exc:
             raise RowError(f"column '{column}': {path.name}: {exc}") from exc
 
-    def _video(self, row: dict[str, Any]) -> list[Image.Image]:
+    def _video(self, row: dict[str, Any]) -> tuple[list[Image.Image], FrameTiming | None]:
         cell = str(row["video_path"])
         paths = self._paths(row, "video_path")
         try:
             if cell.strip().startswith("["):
-                return read_frame_files(paths, self.num_frames, self.max_pixels)
-            return read_video_frames(paths[0], self._frame_request(row)).images
+                return read_frame_files(paths, self.num_frames, self.max_pixels), None
+            video = read_video_frames(paths[0], self._frame_request(row))
         except (OSError, ValueError) as exc:
             raise RowError(f"column 'video_path': {exc}") from exc
+        return video.images, FrameTiming(tuple(video.indices), video.video_len, video.fps)
 
     def _frame_request(self, row: dict[str, Any]) -> FrameRequest:
         dimension = row.get("question_type_id") if row.get("benchmark") == SEED_BENCHMARK else None

@@ -14,8 +14,9 @@ from mmbatch.backends.hf.group_prefix import SHARING_RULE, SharingCounts, genera
 from mmbatch.backends.hf.image_generation import IMAGE_MODE_SETTINGS, can_generate_images, generate_picture
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
-from mmbatch.backends.hf.messages import VIDEO_AS, check_system_prompt
+from mmbatch.backends.hf.messages import check_system_prompt
 from mmbatch.backends.hf.options import HfOptions
+from mmbatch.backends.hf.video import as_model_input, describe, resolve_video_as, untimed_refusal
 
 LIKELIHOOD_SETTINGS = {
     "continuation_join": JOIN_RULE,
@@ -42,9 +43,12 @@ class HFBackend:
         """Wrap an already loaded model; use :func:`mmbatch.backends.hf.create_backend` to load one.
 
         Raises:
-            BadInputError: the model's chat template rejects or drops ``options.system_prompt``.
+            BadInputError: the model's chat template rejects or drops ``options.system_prompt``; ``video_as`` is
+                unknown, or ``video`` for a processor without video input.
         """
         check_system_prompt(loaded.processor, options.system_prompt, options.model)
+        self.video_as = resolve_video_as(options.video_as, loaded.model, loaded.processor, options.model)
+        """How video rows are given: ``video`` or ``frames`` (the option, else the family's default)."""
         self.options = options
         self.loaded: LoadedModel | None = loaded
         self.generation_runner = BatchRunner(options.batch_size)
@@ -96,7 +100,8 @@ class HFBackend:
             "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass,
                            "prefix_sharing": SHARING_RULE},
             "system_prompt": self.options.system_prompt,
-            "video": VIDEO_AS,
+            "video": describe(self.video_as),
+            "video_as": self.video_as,
             **({"image_generation": IMAGE_MODE_SETTINGS} if can_generate_images(loaded) else {}),
             "transformers": transformers.__version__,
             "torch": torch.__version__,
@@ -110,14 +115,34 @@ class HFBackend:
             return generate_shared(loaded, batch, self.sharing, max_new_tokens=max_new_tokens,
                                    temperature=self.options.temperature, generation=self.options.generation)
 
-        yield from self.generation_runner.run(with_system_prompt(requests, self.options.system_prompt), run)
+        runnable, refused = self._model_inputs(requests)
+        if refused:
+            yield refused
+        yield from self.generation_runner.run(runnable, run)
 
     def loglikelihood(self, requests: Sequence[Request]) -> Iterator[list[Result]]:
         """Score each row's options (prompt once per row, options batched), yielding each finished batch."""
         loaded = self._model()
+        runnable, refused = self._model_inputs(requests)
+        if refused:
+            yield refused
         yield from self.likelihood_runner.run(
-            with_system_prompt(requests, self.options.system_prompt),
-            lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass, self.likelihood_sharing))
+            runnable, lambda batch: score_batch(loaded, batch, self.rows_per_prompt_pass, self.likelihood_sharing))
+
+    def _model_inputs(self, requests: Sequence[Request]) -> tuple[list[Request], list[Result]]:
+        """The rows as the model gets them (with the run's system message; video rows as videos with ``video_as``
+        video), and the failed results of rows that cannot be given that way
+        (:func:`~mmbatch.backends.hf.video.untimed_refusal`)."""
+        model = self._model().model
+        runnable: list[Request] = []
+        refused: list[Result] = []
+        for request in as_model_input(with_system_prompt(requests, self.options.system_prompt), self.video_as):
+            reason = untimed_refusal(model, request)
+            if reason is None:
+                runnable.append(request)
+            else:
+                refused.append(Result(index=request.index, error=reason))
+        return runnable, refused
 
     def likelihood_refusal(self) -> str | None:
         """None: an in-process model scores any option text."""

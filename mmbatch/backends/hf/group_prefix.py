@@ -93,7 +93,8 @@ def split_groups(batch: Sequence[Request]) -> list[list[Request]]:
 def image_token_ids(loaded: LoadedModel) -> set[int] | None:
     """The ids of the tokens that stand for image (or video) features; None when the model does not say."""
     config = loaded.model.config
-    ids = {getattr(config, name, None) for name in ("image_token_id", "image_token_index", "video_token_id")}
+    ids = {getattr(config, name, None)
+           for name in ("image_token_id", "image_token_index", "video_token_id", "video_token_index")}
     known = {int(token) for token in ids if isinstance(token, int)}
     return known or None
 

@@ -1,8 +1,8 @@
 """Turning requests into model inputs: the chat message (images first, then the prompt) and padded batches.
 
-Video rows arrive as their sampled frames (``Request.images`` with ``is_video=True``); they are given to the model as
-that many images in order, the way LLaVA-1.5 and Idefics3 were evaluated on SEED-Bench video questions. This works
-for every image-text-to-text model, including those whose processor has no video input.
+Video rows arrive as their sampled frames (``Request.images`` with ``is_video=True``). Given as frames, they are that
+many images in order; given as a video (:class:`~mmbatch.backends.hf.video.FramesAsVideo`, ``--video-as video``),
+the message holds one video and the processor's video input gets the frames (:mod:`mmbatch.backends.hf.video`).
 """
 
 from __future__ import annotations
@@ -11,15 +11,17 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from mmbatch.backends.base import Request
+from mmbatch.backends.hf.video import FramesAsVideo
 
 VIDEO_AS = "frames as images"
-"""How video rows reach the model (recorded in the settings)."""
+"""How video rows reach a model that is given no choice (the ``vllm`` backend; recorded in its settings)."""
 
 
 def chat_messages(request: Request) -> list[dict[str, Any]]:
     """The conversation of one request: its system message when it has one, then the user's turn (one image
-    placeholder per image or frame, before the prompt)."""
-    content: list[dict[str, str]] = [{"type": "image"} for _ in request.images]
+    placeholder per image or frame, or one video placeholder for a video, before the prompt)."""
+    content: list[dict[str, str]] = ([{"type": "video"}] if isinstance(request.images, FramesAsVideo)
+                                     else [{"type": "image"} for _ in request.images])
     content.append({"type": "text", "text": request.prompt})
     messages: list[dict[str, Any]] = [{"role": "user", "content": content}]
     if request.system_prompt is not None:
@@ -37,7 +39,7 @@ def chat_text(processor: Any, request: Request) -> str:
 
     Args:
         processor: The model's processor (it carries the chat template).
-        request: The row; one image placeholder is written per image or frame, before the prompt.
+        request: The row (:func:`chat_messages`).
     """
     return str(processor.apply_chat_template(chat_messages(request), add_generation_prompt=True, tokenize=False))
 
@@ -74,7 +76,9 @@ def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]]
     Args:
         processor: The model's processor.
         texts: Chat-formatted texts, one per row.
-        images: The images of each row, in order; all rows have images or none has.
+        images: The images of each row, in order; all rows have images or none has. A row's
+            :class:`~mmbatch.backends.hf.video.FramesAsVideo` goes to the processor's video input (then all rows
+            are videos).
         device: Where the tensors go.
         dtype: Floating-point dtype for pixel values (the model's).
 
@@ -84,7 +88,14 @@ def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]]
     # Left padding keeps every row's last prompt token at the end, where generation continues.
     processor.tokenizer.padding_side = "left"
     special = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, texts) else {}
-    if any(images):
+    if images and all(isinstance(row, FramesAsVideo) for row in images):
+        videos = [row for row in images if isinstance(row, FramesAsVideo)]
+        # The frames are already the sampled ones: the processor must not sample again, and it reads their place in
+        # the video from the metadata (timestamps, time positions) instead of assuming a frame rate.
+        inputs = processor(text=list(texts), videos=[list(video) for video in videos],
+                           video_metadata=[video.metadata() for video in videos], do_sample_frames=False,
+                           padding=True, return_tensors="pt", **special)
+    elif any(images):
         inputs = processor(text=list(texts), images=[list(row) for row in images], padding=True, return_tensors="pt",
                            **special)
     else:
@@ -107,14 +118,23 @@ def template_has_bos(tokenizer: Any, texts: Sequence[str]) -> bool:
     return bool(texts) and all(text.startswith(bos) for text in texts)
 
 
-def uniform_batches(requests: Sequence[Request], batch_size: int) -> Iterator[list[Request]]:
-    """Split requests, in their order, into batches of at most ``batch_size`` that all have images or none has.
+def media_kind(request: Request) -> str:
+    """``video`` (frames given as one video), ``images`` or ``none``: rows of one processor call share it."""
+    if isinstance(request.images, FramesAsVideo):
+        return "video"
+    return "images" if request.images else "none"
 
-    Processors cannot mix rows with and without images in one call, so a change of kind starts a new batch.
+
+def uniform_batches(requests: Sequence[Request], batch_size: int) -> Iterator[list[Request]]:
+    """Split requests, in their order, into batches of at most ``batch_size`` whose rows have the same
+    :func:`media_kind`.
+
+    Processors cannot mix rows with and without images, or images with videos, in one call, so a change of kind
+    starts a new batch.
     """
     batch: list[Request] = []
     for request in requests:
-        if batch and (len(batch) == batch_size or bool(batch[0].images) != bool(request.images)):
+        if batch and (len(batch) == batch_size or media_kind(batch[0]) != media_kind(request)):
             yield batch
             batch = []
         batch.append(request)

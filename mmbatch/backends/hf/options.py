@@ -28,6 +28,9 @@ class HfOptions(BackendOptions):
     """``eager``, ``sdpa`` or ``flash_attention_2`` (None: transformers' default for the model)."""
     trust_remote_code: bool = False
     """Run the model repository's own Python code (models not in transformers); off unless asked for."""
+    video_as: str | None = None
+    """Video rows given as ``video`` (the sampled frames as one video, to a processor that takes video) or
+    ``frames`` (as that many images); None: as the family's authors evaluated it (``mmbatch.backends.hf.video``)."""
 
     def chunk_rows(self) -> int:
         """A few batches: their decoded images and video frames, two chunks of them, stay in memory."""

@@ -30,8 +30,13 @@ TILE, PATCH, DOWNSAMPLE = 28, 7, 0.5
 """Tile side and vision patch side in pixels, and the pixel-shuffle ratio: (28 / 7)² × 0.5² = 4 tokens per tile."""
 
 
-def build_internvl(directory: Path) -> None:
-    """Save a tiny InternVL with tiling (at most 4 tiles + a thumbnail per image)."""
+def build_internvl(directory: Path, video_processor=None) -> None:
+    """Save a tiny InternVL with tiling (at most 4 tiles + a thumbnail per image).
+
+    Args:
+        directory: Where to save it.
+        video_processor: What fills the processor's video slot (the stand-in that refuses video by default).
+    """
     import torch
     from transformers import (
         GotOcr2ImageProcessorPil,
@@ -49,8 +54,10 @@ def build_internvl(directory: Path) -> None:
     image_seq_length = int((TILE // PATCH) ** 2 * DOWNSAMPLE**2)
     image_processor = GotOcr2ImageProcessorPil(size={"height": TILE, "width": TILE}, crop_to_patches=True,
                                                max_patches=4)
+    if video_processor is None:
+        video_processor = VideoProcessorStandIn()
     processor = InternVLProcessor(image_processor=image_processor, tokenizer=tokenizer,
-                                  video_processor=VideoProcessorStandIn(), image_seq_length=image_seq_length,
+                                  video_processor=video_processor, image_seq_length=image_seq_length,
                                   chat_template=CHAT_TEMPLATE)
     config = InternVLConfig(
         vision_config=InternVLVisionConfig(**vision_sizes(TILE, PATCH)),

@@ -53,7 +53,7 @@ def build_llava_onevision(directory: Path, video_processor=None) -> None:
                                                       image_grid_pinpoints=GRID_PINPOINTS)
     processor = LlavaOnevisionProcessor(
         image_processor=image_processor, tokenizer=tokenizer,
-        video_processor=video_processor if video_processor is not None else VideoProcessorStandIn(),
+        video_processor=VideoProcessorStandIn() if video_processor is None else video_processor,
         num_image_tokens=(TILE // PATCH) ** 2, vision_feature_select_strategy="full", chat_template=CHAT_TEMPLATE)
     config = LlavaOnevisionConfig(
         vision_config=SiglipVisionConfig(**vision_sizes(TILE, PATCH)),

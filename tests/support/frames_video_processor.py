@@ -1,0 +1,73 @@
+"""A video processor that works without torchvision, for this test environment only: it lets a test give a family
+a video through the processor's real video input.
+
+The library's video processors all derive from ``BaseVideoProcessor``, which needs torchvision (it does not import
+here); :mod:`tests.support.video_standin` fills the slot for image-only tests and refuses videos. This one does what
+LLaVA-OneVision's and InternVL's video processors do — each frame converted to RGB, resized to ``size``, rescaled to
+[0, 1], normalised by ``image_mean``/``image_std`` — with PIL and numpy, and returns ``pixel_values_videos`` of shape
+(videos, frames, channels, height, width). PIL's bicubic resize is not torchvision's to the last bit; the tests using
+it compare the backend with the model's own ``apply_chat_template`` through the same processor, so that does not
+matter to them.
+
+:func:`register` lets ``AutoProcessor.from_pretrained`` load a saved one, as
+:func:`tests.support.video_standin.register` does for the stand-in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from PIL import Image
+from transformers import PretrainedConfig
+from transformers.image_processing_utils import BatchFeature
+from transformers.models.auto.video_processing_auto import AutoVideoProcessor
+from transformers.video_processing_utils import VideoProcessorMixin
+from transformers.video_utils import make_batched_metadata, make_batched_videos
+
+
+class FramesVideoProcessor(VideoProcessorMixin):
+    """Resizes and normalises every frame of each video; samples no frames (they come sampled)."""
+
+    resample = Image.Resampling.BICUBIC
+    image_mean = (0.48145466, 0.4578275, 0.40821073)
+    image_std = (0.26862954, 0.26130258, 0.27577711)
+    size: ClassVar[dict[str, int]] = {"height": 384, "width": 384}
+    do_resize = True
+    do_rescale = True
+    do_normalize = True
+    do_convert_rgb = True
+    do_sample_frames = False
+
+    def _decode_and_sample_videos(self, videos: Any, video_metadata: Any, do_sample_frames: bool | None = None,
+                                  sample_indices_fn: Any = None) -> tuple[list[Any], list[Any]]:
+        if do_sample_frames:
+            raise ValueError("FramesVideoProcessor samples no frames: give the sampled frames")
+        batched = make_batched_videos(videos)
+        return batched, make_batched_metadata(batched, video_metadata=video_metadata)
+
+    def _prepare_input_videos(self, videos: list[Any], **kwargs: Any) -> list[list[Image.Image]]:
+        return [[Image.fromarray(np.asarray(frame)).convert("RGB") for frame in video] for video in videos]
+
+    def _preprocess(self, videos: list[list[Image.Image]], return_tensors: Any = None, **kwargs: Any) -> BatchFeature:
+        height, width = self.size["height"], self.size["width"]
+        mean = np.asarray(self.image_mean, dtype=np.float32)[:, None, None]
+        std = np.asarray(self.image_std, dtype=np.float32)[:, None, None]
+        pixels = [np.stack([(np.asarray(frame.resize((width, height), self.resample), dtype=np.float32)
+                             .transpose(2, 0, 1) / 255.0 - mean) / std for frame in video]) for video in videos]
+        return BatchFeature({"pixel_values_videos": np.stack(pixels)}, tensor_type=return_tensors)
+
+
+class _FramesVideoConfig(PretrainedConfig):
+    """A model type of its own to register the processor under, so no real family's mapping is changed."""
+
+    model_type = "mmbatch_frames_video"
+
+
+def register() -> None:
+    """Let ``AutoVideoProcessor`` (so ``AutoProcessor.from_pretrained``) load a saved one. Idempotent."""
+    from tests.support.video_standin import register as register_stand_in
+
+    register_stand_in()
+    AutoVideoProcessor.register(_FramesVideoConfig, video_processor_classes={"torchvision": FramesVideoProcessor},
+                                exist_ok=True)

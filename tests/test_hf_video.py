@@ -1,0 +1,217 @@
+"""``--video-as``: video rows given to a processor that takes video as one video, or as their frames as images.
+
+The video path runs on the matrix's tiny LLaVA-OneVision and InternVL with a processor whose video input works here
+(:mod:`tests.support.frames_video_processor`: the library's video processors need torchvision): a video row's answer
+equals ``model.generate`` on the model's own ``apply_chat_template`` inputs with the video, its option log-probs equal a
+plain forward pass per option, and batches mixing video and image rows change nothing.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from PIL import Image
+
+from mmbatch.backends.base import FrameTiming, Request
+from mmbatch.backends.hf import create_backend
+from mmbatch.backends.hf.boundaries import join_text
+from mmbatch.backends.hf.messages import chat_text, template_has_bos
+from mmbatch.backends.hf.options import HfOptions
+from mmbatch.backends.hf.video import FramesAsVideo, as_model_input, family_default, untimed_refusal
+from mmbatch.errors import BadInputError
+from mmbatch.infer.settings import InferOptions, resume_settings
+from tests.support import single_torch_thread
+from tests.support.families import family_model
+
+OPTIONS = ["a red square", "a blue circle", "a cat", "a green tree"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    with single_torch_thread():
+        yield
+
+
+VIDEO_FAMILIES = {"LLaVA-OneVision": "llava_onevision", "InternVL": "internvl"}
+"""Families whose video input is tested, by the matrix's name: module of their builder."""
+
+
+@pytest.fixture(scope="module", params=sorted(VIDEO_FAMILIES))
+def video_dir(request, tmp_path_factory):
+    """The matrix's tiny model of the family, with a processor whose video input works here."""
+    import importlib
+
+    from tests.support.frames_video_processor import FramesVideoProcessor, register
+
+    module = importlib.import_module(f"tests.support.families.{VIDEO_FAMILIES[request.param]}")
+    register()
+    directory = tmp_path_factory.mktemp("video")
+    getattr(module, f"build_{VIDEO_FAMILIES[request.param]}")(
+        directory, video_processor=FramesVideoProcessor(size={"height": module.TILE, "width": module.TILE}))
+    return directory
+
+
+@pytest.fixture(scope="module")
+def backends(video_dir):
+    one = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=1))
+    four = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=4))
+    yield one, four
+    one.close()
+    four.close()
+
+
+def frames(n: int, count: int = 4) -> list[Image.Image]:
+    """A short video: its frames change colour over time, differently per row."""
+    return [Image.new("RGB", (36 + 4 * n, 30), (40 * k % 256, 90 + 30 * n, 200 - 40 * k)) for k in range(count)]
+
+
+def rows() -> list[Request]:
+    """Three video rows (one decoded from a video file, with its frame numbers) and two image rows, interleaved."""
+    timing = FrameTiming(indices=(3, 10, 17, 24), video_len=30, fps=10.0)
+    return [
+        Request(index=0, prompt="What happens in the video?", images=frames(0), is_video=True, frame_timing=timing,
+                options=OPTIONS),
+        Request(index=1, prompt="What is shown in the image?", images=[frames(1)[0]], options=OPTIONS),
+        Request(index=2, prompt="What changes over time? Look carefully.", images=frames(2, 3), is_video=True,
+                options=OPTIONS),
+        Request(index=3, prompt="Which colour is it?", images=[frames(3)[2]], options=OPTIONS),
+        Request(index=4, prompt="What moves in the video?", images=frames(4, 5), is_video=True, options=OPTIONS),
+    ]
+
+
+def answers(backend) -> list[str | None]:
+    results = sorted((r for chunk in backend.generate(rows(), max_new_tokens=6) for r in chunk), key=lambda r: r.index)
+    assert all(r.error is None for r in results), [r.error for r in results]
+    return [r.prediction for r in results]
+
+
+def logprobs(backend) -> list[list[float]]:
+    results = sorted((r for chunk in backend.loglikelihood(rows()) for r in chunk), key=lambda r: r.index)
+    assert all(r.error is None for r in results), [r.error for r in results]
+    return [list(r.choice_logprobs or []) for r in results]
+
+
+def own_template_inputs(processor, request: Request, *, as_video: bool):
+    """The model's own ``apply_chat_template(tokenize=True)`` inputs for the row, its frames as a video or as images."""
+    if as_video and request.is_video:
+        # The frames are the video, already sampled.
+        content = [{"type": "video", "video": request.images}, {"type": "text", "text": request.prompt}]
+        media = {"processor_kwargs": {"do_sample_frames": False}}
+    else:
+        content = [*({"type": "image"} for _ in request.images), {"type": "text", "text": request.prompt}]
+        media = {"images": request.images}
+    inputs = processor.apply_chat_template([{"role": "user", "content": content}], add_generation_prompt=True,
+                                           tokenize=True, return_dict=True, return_tensors="pt", **media)
+    inputs.pop("labels", None)
+    return inputs
+
+
+def generate_on_own_inputs(loaded, *, as_video: bool) -> list[str]:
+    import torch
+
+    texts = []
+    for request in rows():
+        inputs = own_template_inputs(loaded.processor, request, as_video=as_video)
+        with torch.inference_mode():
+            out = loaded.model.generate(**inputs, max_new_tokens=6, do_sample=False)
+        texts.append(loaded.processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:],
+                                                       skip_special_tokens=True).strip())
+    return texts
+
+
+def test_the_family_gets_videos_by_default_and_records_it(backends) -> None:
+    backend = backends[1]
+    assert family_default(backend.loaded.model) == "video"
+    assert backend.settings()["video_as"] == "video"
+    assert backend.settings()["video"].startswith("one video")
+
+
+def test_a_video_rows_answer_equals_generate_on_the_models_own_video_inputs(backends) -> None:
+    one, four = backends
+    ours = answers(four)
+    assert ours == generate_on_own_inputs(four.loaded, as_video=True)
+    assert ours == answers(one), "batches mixing video and image rows must change nothing"
+    assert len(set(ours)) >= 2
+
+
+def test_a_video_rows_option_logprobs_equal_a_plain_forward_pass(backends) -> None:
+    import torch
+
+    one, four = backends
+    scores = logprobs(four)
+    for single, batched in zip(logprobs(one), scores, strict=True):
+        assert batched == pytest.approx(single, abs=1e-4)
+    loaded = four.loaded
+    processor = loaded.processor
+    for request, got in zip(rows(), scores, strict=True):
+        if not request.is_video:
+            continue
+        context = own_template_inputs(processor, request, as_video=True)["input_ids"][0].tolist()
+        video = as_model_input([request], "video")[0]
+        prompt = chat_text(processor, video)
+        special = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, [prompt]) else {}
+        for option, score in zip(request.options, got, strict=True):
+            inputs = processor(text=[prompt + join_text(prompt) + option], videos=[request.images],
+                               do_sample_frames=False, return_tensors="pt", **special)
+            ids = inputs["input_ids"][0].tolist()
+            assert ids[: len(context)] == context
+            with torch.inference_mode():
+                logits = loaded.model(**inputs).logits[0].float()
+            expected = torch.log_softmax(logits[len(context) - 1: -1], dim=-1).gather(
+                -1, torch.tensor(ids[len(context):]).unsqueeze(-1)).sum().item()
+            assert score == pytest.approx(expected, abs=1e-4)
+
+
+def test_video_as_frames_gives_the_frames_as_images(video_dir) -> None:
+    backend = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=4,
+                                       video_as="frames"))
+    try:
+        assert backend.settings()["video_as"] == "frames"
+        assert answers(backend) == generate_on_own_inputs(backend.loaded, as_video=False)
+    finally:
+        backend.close()
+
+
+def test_video_as_video_for_a_processor_without_video_input_is_refused() -> None:
+    with pytest.raises(BadInputError, match="takes no video; run with --video-as frames"):
+        create_backend(HfOptions(model=str(family_model("LLaVA-1.5")), device="cpu", video_as="video"))
+    with pytest.raises(BadInputError, match="choose one of video, frames"):
+        create_backend(HfOptions(model=str(family_model("LLaVA-1.5")), device="cpu", video_as="clip"))
+
+
+def test_frames_without_times_are_refused_where_the_processor_reads_times() -> None:
+    video = Request(index=7, prompt="?", images=frames(0), is_video=True)
+    qwen25 = SimpleNamespace(config=SimpleNamespace(model_type="qwen2_5_vl"))
+    onevision = SimpleNamespace(config=SimpleNamespace(model_type="llava_onevision"))
+    [given] = as_model_input([video], "video")
+    assert isinstance(given.images, FramesAsVideo)
+    assert "frames listed as files carry no times" in (untimed_refusal(qwen25, given) or "")
+    assert untimed_refusal(onevision, given) is None
+    timed = Request(index=8, prompt="?", images=frames(0), is_video=True,
+                    frame_timing=FrameTiming(indices=(5, 15, 25, 35), video_len=40, fps=10.0))
+    [given] = as_model_input([timed], "video")
+    assert untimed_refusal(qwen25, given) is None
+    assert given.images.metadata().timestamps == [0.5, 1.5, 2.5, 3.5]
+    assert as_model_input([video], "frames")[0].images == video.images
+
+
+def test_video_as_is_a_flag_and_a_resume_setting(tmp_path, capsys) -> None:
+    """``--video-as`` is the ``video_as`` backend option: part of the resume settings, refused by backends without it,
+    and ``video`` for a model whose processor takes no video stops the run before any row (exit 2)."""
+    from mmbatch.cli import main
+    from tests.conftest import EXAMPLES
+
+    base = {"input": tmp_path / "in.parquet", "output": tmp_path / "out.parquet", "model": "m", "backend": "hf"}
+    assert resume_settings(InferOptions(**base, backend_args=("video_as=video",)), "f")["video_as"] == "video"
+    assert resume_settings(InferOptions(**base), "f")["video_as"] is None
+    prepared = tmp_path / "prepared.parquet"
+    assert main(["prepare", "--benchmark", "mme", "--input", str(EXAMPLES / "mme"), "--output", str(prepared),
+                 "--limit", "1"]) == 0
+    capsys.readouterr()
+    common = ["infer", "--input", str(prepared), "--output", str(tmp_path / "predictions.parquet"), "--video-as",
+              "video"]
+    assert main([*common, "--backend", "echo", "--model", "answer"]) == 2
+    assert "video_as" in capsys.readouterr().err
+    assert main([*common, "--backend", "hf", "--model", str(family_model("LLaVA-1.5")), "--device", "cpu"]) == 2
+    assert "takes no video; run with --video-as frames" in capsys.readouterr().err
