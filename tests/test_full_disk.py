@@ -32,9 +32,11 @@ def mmbatch_limited(limit_bytes: int, *args: str) -> subprocess.CompletedProcess
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails with EFBIG instead of killing the process
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
 
+    # No bytecode written: the limit would cut a .pyc short, and Python would load it broken next time.
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT), "PYTHONDONTWRITEBYTECODE": "1",
+           "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": ""}
     return subprocess.run([sys.executable, "-m", "mmbatch", *args], preexec_fn=limit, capture_output=True, text=True,
-                          cwd=REPO_ROOT, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT),
-                                              "HF_HUB_OFFLINE": "1", "OPENAI_API_KEY": ""}, timeout=300)
+                          cwd=REPO_ROOT, env=env, timeout=300)
 
 
 def assert_one_line(result: subprocess.CompletedProcess[str]) -> None:
