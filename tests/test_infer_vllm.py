@@ -141,3 +141,24 @@ def test_engine_options_from_backend_args() -> None:
     assert parsed == VllmOptions(model="m", dtype="bfloat16", tensor_parallel_size=2, gpu_memory_utilization=0.8,
                                  kv_cache_dtype="fp8", enforce_eager=True, max_model_len=4096, max_images=8)
     assert parsed.chunk_rows() == 512
+
+
+@pytest.mark.slow
+def test_system_prompt_and_gen_args_give_the_hf_answers(model: Path, tmp_path: Path) -> None:
+    """The same system message, padding-blind repetition penalty and stop string on both backends: same answers."""
+    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(5, copies=1))
+    controls = ("--max-new-tokens", "8", "--dtype", "float32", "--system-prompt", "Answer with one letter.",
+                "--gen-arg", "repetition_penalty=1.5", "--gen-arg", "stop=e")
+    vllm = vllm_cli("infer", "--input", str(prepared), "--output", str(tmp_path / "vllm.parquet"), "--backend", "vllm",
+                    "--model", str(model), *controls, *ENGINE_ARGS)
+    assert vllm.returncode == 0, vllm.stderr[-4000:]
+    hf = run_cli("infer", "--input", str(prepared), "--output", str(tmp_path / "hf.parquet"), "--backend", "hf",
+                 "--model", str(model), "--device", "cpu", "--batch-size", "5", *controls)
+    assert hf.returncode == 0, hf.stderr
+    ours, theirs = (read_table(tmp_path / name).frame.sort("index") for name in ("vllm.parquet", "hf.parquet"))
+    assert ours["prediction"].to_list() == theirs["prediction"].to_list()
+    assert ours["output_tokens"].to_list() == theirs["output_tokens"].to_list()
+    assert all("e" not in (text or "") for text in ours["prediction"].to_list())
+    settings = read_metadata(tmp_path / "vllm.parquet")["infer"]["backend_settings"]
+    assert settings["system_prompt"] == "Answer with one letter."
+    assert settings["generation"]["repetition_penalty"] == 1.5 and settings["generation"]["stop"] == ["e"]
