@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support.openai_server import OpenAIServer, ServerScript
+from support.openai_server import OpenAIServer, ServerScript, status
 from support.prepared_files import prepared_frame, write_prepared
 
 from mmbatch.backends.generation_args import GenerationArgs, parse_generation_args
@@ -107,13 +107,15 @@ def test_system_prompt_and_file_together_are_refused(prepared: Path, tmp_path: P
 
 def test_openai_requests_carry_the_system_message_and_the_settings(prepared: Path, tmp_path: Path) -> None:
     with OpenAIServer(ServerScript(reply="B. because STOP here")) as server:
-        status = infer(prepared, tmp_path / "out.parquet", "--backend", "openai", "--model", "local-model",
-                       "--base-url", server.base_url, "--temperature", "0.7", "--system-prompt", "Answer briefly.",
-                       "--gen-arg", "top_p=0.9", "--gen-arg", "top_k=20", "--gen-arg", "min_p=0.05",
-                       "--gen-arg", "repetition_penalty=1.1", "--gen-arg", "seed=3",
-                       "--gen-arg", 'stop=["STOP", "\\n"]')
-        bodies = [request.body for request in server.chat_requests]
-    assert status == 0 and len(bodies) == 3
+        exit_status = infer(prepared, tmp_path / "out.parquet", "--backend", "openai", "--model", "local-model",
+                            "--base-url", server.base_url, "--temperature", "0.7", "--system-prompt", "Answer briefly.",
+                            "--gen-arg", "top_p=0.9", "--gen-arg", "top_k=20", "--gen-arg", "min_p=0.05",
+                            "--gen-arg", "repetition_penalty=1.1", "--gen-arg", "seed=3",
+                            "--gen-arg", 'stop=["STOP", "\\n"]')
+        probe, *bodies = [request.body for request in server.chat_requests]
+    assert exit_status == 0 and len(bodies) == 3
+    # One 1-token request with the same settings checks, before any row, that the server takes them.
+    assert probe["max_tokens"] == 1 and probe["messages"][0]["role"] == "system" and probe["top_k"] == 20
     for body in bodies:
         assert body["messages"][0] == {"role": "system", "content": "Answer briefly."}
         assert body["messages"][1]["role"] == "user"
@@ -146,3 +148,15 @@ def test_server_extensions_are_refused_for_the_official_api(prepared: Path, tmp_
     assert infer(prepared, tmp_path / "out.parquet", "--backend", "openai", "--model", "gpt-4o",
                  "--temperature", "1", "--gen-arg", "top_k=5") == 2
     assert "official OpenAI API has no such setting" in capsys.readouterr().err
+
+
+def test_a_server_that_refuses_the_system_message_stops_the_run_before_any_row(
+        prepared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # vLLM answers 400 when the model's chat template raises on a system role.
+    with OpenAIServer(ServerScript(reply="B", faults=[status(400)])) as server:
+        assert infer(prepared, tmp_path / "out.parquet", "--backend", "openai", "--model", "local-model",
+                     "--base-url", server.base_url, "--system-prompt", "Be brief.") == 2
+        asked = len(server.chat_requests)
+    assert asked == 1  # the probe only
+    assert "refused a request with this run's --system-prompt / --gen-arg settings" in capsys.readouterr().err
+    assert not (tmp_path / "out.parquet").exists()

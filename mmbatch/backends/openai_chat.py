@@ -129,9 +129,28 @@ class OpenAIChatBackend:
                                 "an OpenAI-compatible server")
         try:
             self._runner.run(self._client.probe(options.model))
+            if options.system_prompt is not None or self.sampling:
+                self._runner.run(self._probe_request_settings())
         except BaseException:
             self.close()
             raise
+
+    async def _probe_request_settings(self) -> None:
+        """One 1-token request with the system message and ``--gen-arg`` fields, before any row: a server whose
+        chat template refuses a system role, or that refuses a field, stops the run here (exit status 2) instead
+        of failing every row.
+
+        Raises:
+            BadInputError: the server refused the request.
+        """
+        probe = Request(index=0, prompt="Say OK.", system_prompt=self.options.system_prompt)
+        body = {"model": self.options.model, "messages": chat_messages(probe), "max_tokens": 1,
+                "temperature": self.options.temperature, **self.sampling}
+        try:
+            await self._client.chat(body)
+        except ChatCallError as exc:
+            raise BadInputError(f"{self._client.where} refused a request with this run's --system-prompt / --gen-arg "
+                                f"settings ({exc}); drop or change them") from None
 
     def settings(self) -> dict[str, Any]:
         """What changes the answers: the model on its server, the sampling settings and the system prompt."""
