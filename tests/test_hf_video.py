@@ -163,6 +163,34 @@ def test_a_video_rows_option_logprobs_equal_a_plain_forward_pass(backends) -> No
             assert score == pytest.approx(expected, abs=1e-4)
 
 
+def test_circular_copies_of_a_video_question_share_their_prefix_and_change_nothing(backends) -> None:
+    """Rows of one group with the same video prefill their common prefix once (video placeholders included) and
+    answer and score as the same rows without a group."""
+    from dataclasses import replace
+
+    backend = backends[1]
+    video = frames(1)
+    grouped = []
+    for shift in range(3):
+        listed = OPTIONS[shift:] + OPTIONS[:shift]
+        prompt = "What happens? " + " ".join(f"{letter}. {text}" for letter, text in zip("ABCD", listed, strict=True))
+        grouped.append(Request(index=20 + shift, prompt=prompt, images=video, is_video=True, options=listed, group=3))
+    strangers = [replace(request, group=None) for request in grouped]
+    shared_before = (backend.sharing.shared_rows, backend.likelihood_sharing.shared_rows)
+
+    def run(rows, likelihood):
+        chunks = backend.loglikelihood(rows) if likelihood else backend.generate(rows, max_new_tokens=6)
+        results = sorted((r for chunk in chunks for r in chunk), key=lambda r: r.index)
+        assert all(r.error is None for r in results), [r.error for r in results]
+        return [r.choice_logprobs if likelihood else r.prediction for r in results]
+
+    assert run(grouped, False) == run(strangers, False)
+    for together, alone in zip(run(grouped, True), run(strangers, True), strict=True):
+        assert together == pytest.approx(alone, abs=1e-4)
+    assert backend.sharing.shared_rows > shared_before[0]
+    assert backend.likelihood_sharing.shared_rows > shared_before[1]
+
+
 def test_video_as_frames_gives_the_frames_as_images(video_dir) -> None:
     backend = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=4,
                                        video_as="frames"))
