@@ -160,3 +160,20 @@ def test_a_server_that_refuses_the_system_message_stops_the_run_before_any_row(
     assert asked == 1  # the probe only
     assert "refused a request with this run's --system-prompt / --gen-arg settings" in capsys.readouterr().err
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_mmbatch_run_passes_every_prompt_and_generation_option_to_its_stage(tmp_path: Path) -> None:
+    from tests.conftest import EXAMPLES
+
+    template = tmp_path / "letter.txt"
+    template.write_text("{question}\n{options_text}\nAnswer:\n", encoding="utf-8")
+    assert main(["run", "--benchmark", "mmbench", "--input", str(EXAMPLES / "mmbench" / "mmbench_example.tsv"),
+                 "--output-dir", str(tmp_path / "run"), "--backend", "echo", "--model", "fixed:<think>A?</think> B. x",
+                 "--prompt-template", str(template), "--system-prompt", "Be brief.", "--gen-arg", "stop=.",
+                 "--no-judge"]) == 0
+    predictions = read_metadata(tmp_path / "run" / "predictions.parquet")
+    assert predictions["prepare"]["template"].startswith("file:letter.txt@")
+    assert predictions["infer"]["system_prompt"] == "Be brief." and predictions["infer"]["gen_args"] == {"stop": ["."]}
+    extracted = read_table(tmp_path / "run" / "extracted.parquet").frame
+    assert set(extracted["prediction"]) == {"<think>A?</think> B"} and set(extracted["extracted"]) == {"B"}
+    assert read_metadata(tmp_path / "run" / "extracted.parquet")["extract"]["reasoning"]["rows"]["closed"] == 87

@@ -76,11 +76,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--image-size", metavar="WxH",
                         help="generate-image rows: picture size, e.g. 512x512 (diffusers, openai; default: the "
                         "model's own)")
-    prompt = parser.add_mutually_exclusive_group()
-    prompt.add_argument("--system-prompt", metavar="TEXT",
+    # Not an argparse exclusive group: `mmbatch run` declares the stage options again, one by one, and one of the two
+    # may come from the environment; system_prompt() refuses both at once.
+    parser.add_argument("--system-prompt", metavar="TEXT",
                         help="system message of every conversation (hf and vllm through the model's chat template, "
                         "which must take a system message; openai as a system message); recorded, part of resume")
-    prompt.add_argument("--system-prompt-file", type=Path, metavar="FILE",
+    parser.add_argument("--system-prompt-file", type=Path, metavar="FILE",
                         help="the same, read from a UTF-8 text file (one trailing newline dropped)")
     parser.add_argument("--gen-arg", action="append", default=[], metavar="KEY=VALUE",
                         help="decoding setting, repeatable: top_p, top_k, min_p, seed (sampling only), "
