@@ -90,9 +90,14 @@ def test_videos_and_frame_lists(tmp_path: Path) -> None:
     requests = builder(frame, tmp_path, num_frames=4)
     video = requests.build(row(frame, 1))
     assert video.is_video and len(video.images) == 4
-    # A frame list longer than --num-frames is sampled; one that fits is kept whole.
+    # Frames decoded from a video file keep their place in it (processors that write timestamps read it).
+    assert video.frame_timing is not None
+    assert (video.frame_timing.indices, video.frame_timing.video_len) == ((7, 12, 17, 21), 30)
+    assert video.frame_timing.fps == pytest.approx(10.0)
+    # A frame list longer than --num-frames is sampled; one that fits is kept whole. Its frames have no times.
     frames = requests.build(row(frame, 2))
     assert frames.is_video and len(frames.images) == 4
+    assert frames.frame_timing is None
     assert len(builder(frame, tmp_path, num_frames=8).build(row(frame, 2)).images) == 8
     # Seconds 100-200 are past the end of a 3-second video: nothing to show, a row error.
     with pytest.raises(RowError, match="column 'video_path': no frame to sample"):
