@@ -18,7 +18,13 @@ from mmbatch.backends.hf import create_backend
 from mmbatch.backends.hf.boundaries import join_text
 from mmbatch.backends.hf.messages import chat_text, template_has_bos
 from mmbatch.backends.hf.options import HfOptions
-from mmbatch.backends.hf.video import FramesAsVideo, as_model_input, family_default, untimed_refusal
+from mmbatch.backends.hf.video import (
+    FramesAsVideo,
+    as_model_input,
+    family_default,
+    resolve_video_as,
+    untimed_refusal,
+)
 from mmbatch.errors import BadInputError
 from mmbatch.infer.settings import InferOptions, resume_settings
 from tests.support import single_torch_thread
@@ -206,6 +212,16 @@ def test_video_as_video_for_a_processor_without_video_input_is_refused() -> None
         create_backend(HfOptions(model=str(family_model("LLaVA-1.5")), device="cpu", video_as="video"))
     with pytest.raises(BadInputError, match="choose one of video, frames"):
         create_backend(HfOptions(model=str(family_model("LLaVA-1.5")), device="cpu", video_as="clip"))
+
+
+def test_the_default_is_the_familys_where_the_processor_takes_video_and_frames_elsewhere() -> None:
+    onevision = SimpleNamespace(config=SimpleNamespace(model_type="llava_onevision"))
+    llava = SimpleNamespace(config=SimpleNamespace(model_type="llava"))
+    with_video, without = SimpleNamespace(video_processor=object()), SimpleNamespace()
+    assert resolve_video_as(None, onevision, with_video, "m") == "video"
+    assert resolve_video_as(None, onevision, without, "m") == "frames"
+    assert resolve_video_as(None, llava, with_video, "m") == "frames"
+    assert resolve_video_as("video", llava, with_video, "m") == "video"
 
 
 def test_frames_without_times_are_refused_where_the_processor_reads_times() -> None:

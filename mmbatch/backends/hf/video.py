@@ -83,18 +83,21 @@ def model_type(model: Any) -> str:
 
 
 def resolve_video_as(requested: str | None, model: Any, processor: Any, model_name: str) -> str:
-    """``--video-as`` for this model: the one asked for, else the family's default.
+    """``--video-as`` for this model: the one asked for, else the family's default (``frames`` whenever the processor
+    has no video input).
 
     Raises:
-        BadInputError: an unknown value, or ``video`` for a model whose processor has no video input.
+        BadInputError: an unknown value, or ``video`` asked for a model whose processor has no video input.
     """
     if requested is not None and requested not in VIDEO_AS_CHOICES:
         raise BadInputError(f"--video-as {requested!r}: choose one of {', '.join(VIDEO_AS_CHOICES)}")
-    chosen = requested or family_default(model)
-    if chosen == "video" and getattr(processor, "video_processor", None) is None:
+    takes_video = getattr(processor, "video_processor", None) is not None
+    if requested is None:
+        return family_default(model) if takes_video else "frames"
+    if requested == "video" and not takes_video:
         raise BadInputError(f"--video-as video: the processor of {model_name!r} ({type(processor).__name__}) takes "
                             "no video; run with --video-as frames (its frames given as images)")
-    return chosen
+    return requested
 
 
 def as_model_input(requests: Sequence[Request], video_as: str) -> list[Request]:
