@@ -10,6 +10,7 @@ import ast
 import base64
 import binascii
 import io
+import re
 from pathlib import Path
 
 from PIL import Image
@@ -22,6 +23,17 @@ DEFAULT_MAX_PIXELS = 64_000_000
 
 MAX_REFERENCE_LENGTH = 64
 """An ``image`` cell this short is a reference to another row's ``index`` (protocols.md §1)."""
+
+REFERENCE_PATTERN = r"^\s*([+-]?[0-9]+)(?:\.0+)?\s*$"
+"""An ``image`` cell that refers to another row: its ``index`` as an integer, written as pandas and xlsx may write
+one (``12``, ``12.0``, `` 12 ``). The one rule for ``prepare`` (polars, :func:`reference_index` vectorised) and
+``infer``: a cell one accepts the other resolves."""
+
+
+def reference_index(cell: str) -> int | None:
+    """The ``index`` a short ``image`` cell refers to, or None when it is not written as an integer."""
+    found = re.match(REFERENCE_PATTERN, cell)
+    return int(found.group(1)) if found else None
 
 
 def is_reference(cell: str) -> bool:

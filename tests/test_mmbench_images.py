@@ -64,3 +64,54 @@ def test_full_check_accepts_what_the_fast_path_passes_on_and_names_the_problem()
         check_cell_fully(truncated, 7, check)
     with pytest.raises(BadInputError, match="over the limit"):
         check_cell_fully(b64(encoded((64, 48), "PNG")).decode(), 7, ImageColumnCheck(Path("x.tsv"), 100))
+
+
+def png_with_a_bad_checksum() -> bytes:
+    data = bytearray(encoded((64, 48), "PNG"))
+    data[-20] ^= 0xFF  # a byte of the IDAT chunk's data: its CRC no longer matches; the end marker is intact
+    return bytes(data)
+
+
+def test_a_png_with_a_bad_checksum_is_refused_by_mmbench_prepare_as_by_seed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Campaign replay: such a PNG passed MMBench prepare (header and end marker fine) and failed in infer, while the
+    # SEED reader refused it at prepare. One rule now: both refuse it, naming the row.
+    from mmbatch.cli import main
+    from tests.test_seed_read import image_record, write_seed
+
+    bad = png_with_a_bad_checksum()
+    assert not plain_payload_fits(b64(bad), LIMIT)
+    tsv = tmp_path / "mcq.tsv"
+    tsv.write_text("index\tquestion\tA\tB\tanswer\timage\n"
+                   f"1\tWhat?\tcat\tdog\tA\t{b64(encoded((8, 8), 'PNG')).decode()}\n"
+                   f"2\tWhat?\tcat\tdog\tA\t{b64(bad).decode()}\n", encoding="utf-8")
+    assert main(["prepare", "--benchmark", "mmbench", "--input", str(tsv), "--output",
+                 str(tmp_path / "a.parquet")]) == 2
+    assert "row index=2: column 'image'" in capsys.readouterr().err
+    (tmp_path / "seed").mkdir()
+    seed = write_seed(tmp_path / "seed", [image_record()])
+    (seed.parent / "pic.png").write_bytes(bad)
+    assert main(["prepare", "--benchmark", "seedbench", "--input", str(seed), "--output",
+                 str(tmp_path / "b.parquet")]) == 2
+    assert "row index=0: column 'image_path'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("reference", ["100", "100.0", " 100 ", "+100", "0100", "1e2", "100.5", "0x64"])
+def test_an_image_reference_prepare_accepts_is_one_infer_resolves(tmp_path: Path, reference: str) -> None:
+    # Campaign replay: '100.0' passed prepare (a pandas-written integer) and failed its row in infer, whose parser
+    # took only digits. One rule now (media.REFERENCE_PATTERN): accepted by both, or refused at prepare.
+    from mmbatch.cli import main
+    from mmbatch.tableio import read_table
+
+    tsv = tmp_path / "mcq.tsv"
+    tsv.write_text("index\tquestion\tA\tB\tanswer\timage\n"
+                   f"100\tWhat?\tcat\tdog\tA\t{b64(encoded((8, 6), 'PNG')).decode()}\n"
+                   f"200\tAnd?\tcat\tdog\tB\t{reference}\n", encoding="utf-8")
+    prepared = tmp_path / "prepared.parquet"
+    accepted = main(["prepare", "--benchmark", "mmbench", "--input", str(tsv), "--output", str(prepared)]) == 0
+    assert accepted == (reference not in ("1e2", "100.5", "0x64"))
+    if accepted:
+        output = tmp_path / "preds.parquet"
+        assert main(["infer", "--input", str(prepared), "--output", str(output), "--backend", "echo", "--model",
+                     "media"]) == 0
+        assert read_table(output).frame["prediction"].to_list() == ["1 image 8x6"] * 2

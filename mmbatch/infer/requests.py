@@ -31,6 +31,7 @@ from mmbatch.media import (
     is_reference,
     load_image,
     media_paths,
+    reference_index,
     resolve_media,
     split_image_cell,
 )
@@ -159,15 +160,15 @@ class RequestBuilder:
         return images
 
     def _referenced_payload(self, reference: str) -> tuple[int, str]:
-        text = reference.strip()
-        target = self._position.get(int(text)) if text.lstrip("-").isdigit() else None
-        if target is None or self._images is None:
-            raise RowError(f"column 'image': refers to index {text!r}, which is not in the prepared file")
+        number = reference_index(reference)
+        target = None if number is None else self._position.get(number)
+        if number is None or target is None or self._images is None:
+            raise RowError(f"column 'image': refers to index {reference.strip()!r}, which is not in the prepared file")
         payload = self._images[target]
         if payload is None or is_reference(str(payload)):
-            raise RowError(f"column 'image': refers to index {text}, whose image is not a payload "
+            raise RowError(f"column 'image': refers to index {number}, whose image is not a payload "
                            "(references never chain)")
-        return int(text), str(payload)
+        return number, str(payload)
 
     def _paths(self, row: dict[str, Any], column: str) -> list[Path]:
         relative = media_paths(str(row[column]))

@@ -3,7 +3,9 @@
 A 4,000-row MMBench file holds ~400 MB of base64, so decoding every image would cost more than reading the file.
 The fast path proves each payload is plain base64 with byte-table operations (no decoding), decodes only its first
 few KB, enough for PIL to read the format and the size (the pixel limit is checked on the size), and its last bytes,
-which must be the format's end marker (JPEG ``FFD9``, PNG ``IEND``), so that truncated cells are caught. Anything the
+which must be the format's end marker (JPEG ``FFD9``, PNG ``IEND``), so that truncated cells are caught; a PNG's
+chunk checksums are checked too (decoding its base64, not its pixels), as PIL's ``verify`` checks them in the SEED
+readers and in infer. Anything the
 fast path cannot vouch for (other formats, ``data:`` prefixes, line-wrapped base64, list-strings of several images)
 gets the full check: decode, verify, load. Every error is found by the full check, so the fast path never refuses a
 good image. References must point at a row holding a payload.
@@ -22,10 +24,11 @@ from pathlib import Path
 import polars as pl
 from PIL import Image
 
-from mmbatch.benchmarks.mmbench.image_header import read_header
+from mmbatch.benchmarks.mmbench.image_header import png_chunks_intact, read_header
 from mmbatch.errors import BadInputError
 from mmbatch.media import (
     MAX_REFERENCE_LENGTH,
+    REFERENCE_PATTERN,
     check_image_bytes,
     decode_base64_image,
     split_image_cell,
@@ -89,9 +92,11 @@ def plain_payload_fits(data: bytes, max_pixels: int) -> bool:
         tail = binascii.a2b_base64(data[-16:])  # >= 10 bytes: room for the 8-byte PNG end
     except binascii.Error:
         return False
-    if header is None:
+    if header is None or not tail.endswith(header.end_marker) or header.width * header.height > max_pixels:
         return False
-    return tail.endswith(header.end_marker) and header.width * header.height <= max_pixels
+    # A PNG checksums its chunks (a JPEG has no checksum): checked here as every reader checks it, so that a PNG
+    # damaged in transit is refused at prepare in MMBench files too, not only in SEED folders.
+    return header.format != "PNG" or png_chunks_intact(binascii.a2b_base64(data))
 
 
 def check_cell_fully(cell: str, index: object, check: ImageColumnCheck) -> None:
@@ -127,8 +132,8 @@ def check_cell_fully(cell: str, index: object, check: ImageColumnCheck) -> None:
 def reference_targets(image: pl.Series) -> pl.Series:
     """The ``index`` each short ``image`` cell refers to (null for payloads, empty cells and non-numbers)."""
     short = image.str.len_bytes() <= MAX_REFERENCE_LENGTH
-    text = image.str.strip_chars().str.replace(r"\.0+$", "")
-    return pl.select(pl.when(short).then(text.cast(pl.Int64, strict=False)).otherwise(None)).to_series()
+    written = image.str.extract(REFERENCE_PATTERN, 1)  # the rule infer resolves references by (media.py)
+    return pl.select(pl.when(short).then(written.cast(pl.Int64, strict=False)).otherwise(None)).to_series()
 
 
 def check_references(frame: pl.DataFrame, source: Path) -> None:
