@@ -65,8 +65,13 @@ def backends(family):
     four.close()
 
 
-def own_template_inputs(processor, request: Request):
-    """What the model's own ``apply_chat_template(tokenize=True)`` gives for the row."""
+def own_template_inputs(processor, request: Request, family: Family):
+    """What the model's own ``apply_chat_template(tokenize=True)`` gives for the row (a prefix LM without a chat
+    template: its processor's own format)."""
+    if family.prefix_lm:
+        inputs = processor(text=[request.prompt], images=[request.images], return_tensors="pt")
+        inputs.pop("labels", None)
+        return inputs
     content = [{"type": "image"} for _ in request.images] + [{"type": "text", "text": request.prompt}]
     inputs = processor.apply_chat_template(
         [{"role": "user", "content": content}], add_generation_prompt=True, tokenize=True, return_dict=True,
@@ -109,7 +114,7 @@ def test_greedy_answers_equal_generate_on_the_models_own_inputs(backends, family
     loaded = backend.loaded
     theirs = []
     for request in requests(family):
-        inputs = own_template_inputs(loaded.processor, request)
+        inputs = own_template_inputs(loaded.processor, request, family)
         with torch.inference_mode():
             out = loaded.model.generate(**inputs, max_new_tokens=family.max_new_tokens, do_sample=False)
         new = out[0, inputs["input_ids"].shape[1]:]
@@ -126,7 +131,11 @@ def test_option_logprobs_equal_a_plain_forward_pass_per_option(backends, family)
     loaded = backend.loaded
     processor = loaded.processor
     for request, scores in zip(requests(family), option_logprobs(backend, family), strict=True):
-        context = own_template_inputs(processor, request)["input_ids"][0].tolist()
+        context = own_template_inputs(processor, request, family)["input_ids"][0].tolist()
+        if family.prefix_lm:
+            for option, got in zip(request.options, scores, strict=True):
+                assert got == pytest.approx(suffix_logprob(loaded.model, processor, request, option), abs=1e-4)
+            continue
         prompt = chat_text(processor, request)
         # transformers' own rule in apply_chat_template: special tokens are added unless the template wrote BOS.
         bos = processor.tokenizer.bos_token
@@ -143,6 +152,20 @@ def test_option_logprobs_equal_a_plain_forward_pass_per_option(backends, family)
             logprobs = torch.log_softmax(logits[len(context) - 1: -1], dim=-1)
             expected = logprobs.gather(-1, torch.tensor(ids[len(context):]).unsqueeze(-1)).sum().item()
             assert got == pytest.approx(expected, abs=1e-4)
+
+
+def suffix_logprob(model, processor, request: Request, option: str) -> float:
+    """A prefix LM's own score of an answer: the summed log-probabilities of the processor's ``suffix`` tokens (those
+    of type 1, read causally after the prefix) in a plain forward pass, the EOS the processor appends left out."""
+    import torch
+
+    inputs = processor(text=[request.prompt], images=[request.images], suffix=[option], return_tensors="pt")
+    inputs.pop("labels")
+    ids = inputs["input_ids"][0].tolist()
+    start = inputs["token_type_ids"][0].tolist().index(1)
+    with torch.inference_mode():
+        logprobs = torch.log_softmax(model(**inputs).logits[0].float(), dim=-1)
+    return sum(logprobs[position - 1, ids[position]].item() for position in range(start, len(ids) - 1))
 
 
 def circular_copies() -> list[Request]:

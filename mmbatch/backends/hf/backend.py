@@ -8,13 +8,13 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result, with_system_prompt
 from mmbatch.backends.hf.batching import BatchRunner, free_accelerator_memory
-from mmbatch.backends.hf.boundaries import JOIN_RULE
+from mmbatch.backends.hf.boundaries import JOIN_RULE, SUFFIX_RULE
 from mmbatch.backends.hf.generation import sampling_seed
 from mmbatch.backends.hf.group_prefix import SHARING_RULE, SharingCounts, generate_shared
 from mmbatch.backends.hf.image_generation import IMAGE_MODE_SETTINGS, can_generate_images, generate_picture
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.loading import LoadedModel
-from mmbatch.backends.hf.messages import check_system_prompt
+from mmbatch.backends.hf.messages import check_system_prompt, takes_answer_as_suffix
 from mmbatch.backends.hf.options import HfOptions
 from mmbatch.backends.hf.video import as_model_input, describe, resolve_video_as, untimed_refusal
 
@@ -26,6 +26,17 @@ LIKELIHOOD_SETTINGS = {
     "letter_scoring": "single-token options scored from the prompt pass's last position",
 }
 """How option log-likelihoods are defined (recorded in the settings)."""
+
+def prompt_format_settings(processor: Any) -> dict[str, str]:
+    """The prompt and option-joining rules of a processor that writes its model's format itself (PaliGemma), which
+    replace those of :data:`LIKELIHOOD_SETTINGS`; nothing for a model with a chat template."""
+    if not takes_answer_as_suffix(processor):
+        return {}
+    rules = {"continuation_join": SUFFIX_RULE}
+    if getattr(processor, "chat_template", None) is None:
+        rules["prompt"] = "the processor's own format (no chat template): image tokens, BOS, the prompt, a newline"
+    return rules
+
 
 GEN_ARG_RULES = {
     "repetition_penalty": "over the row's own prompt and answer tokens (padding not counted)",
@@ -97,8 +108,8 @@ class HFBackend:
                 "padding": "left",
                 "prefix_sharing": SHARING_RULE + " (greedy only)",
             },
-            "likelihood": {**LIKELIHOOD_SETTINGS, "rows_per_prompt_pass": self.rows_per_prompt_pass,
-                           "prefix_sharing": SHARING_RULE},
+            "likelihood": {**LIKELIHOOD_SETTINGS, **prompt_format_settings(loaded.processor),
+                           "rows_per_prompt_pass": self.rows_per_prompt_pass, "prefix_sharing": SHARING_RULE},
             "system_prompt": self.options.system_prompt,
             "video": describe(self.video_as),
             "video_as": self.video_as,

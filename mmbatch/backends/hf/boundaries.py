@@ -24,6 +24,9 @@ def join_text(context: str) -> str:
 JOIN_RULE = "a space between prompt and option unless the prompt ends with whitespace"
 """How options are joined to the prompt (recorded in the settings)."""
 
+SUFFIX_RULE = "the option is the processor's suffix: its own tokens after the prefix's newline (PaliGemma)"
+"""How options follow the prompt for a processor that takes the answer as its ``suffix`` (recorded instead)."""
+
 
 @dataclass(frozen=True)
 class Continuation:
@@ -34,7 +37,30 @@ class Continuation:
     shares_prefix: bool
     """Whether the prompt's tokens are an exact prefix, so the prompt's key/value cache can be reused."""
     text: str
-    """Prompt + joined option, the full text (needed for a separate pass when the prefix is not shared)."""
+    """Prompt + joined option, the full text (needed for a separate pass when the prefix is not shared); the prompt
+    alone when the option is the processor's ``suffix``."""
+    suffix: str | None = None
+    """The option, when the processor takes it as its ``suffix`` (PaliGemma); None when it is part of ``text``."""
+
+
+def option_continuation(processor: Any, context: str, option: str) -> Continuation:
+    """The option's tokens after ``context`` by the model's own rule.
+
+    A processor that takes the answer as its ``suffix`` (PaliGemma, :func:`~mmbatch.backends.hf.messages.
+    takes_answer_as_suffix`) ends the prompt with a newline and tokenises the suffix on its own: the option's tokens
+    are its own, right after the prompt's. Other models: :func:`split_continuation`.
+
+    Raises:
+        ValueError: The option adds no token (an empty option).
+    """
+    from mmbatch.backends.hf.messages import takes_answer_as_suffix
+
+    if not takes_answer_as_suffix(processor):
+        return split_continuation(processor.tokenizer, context, option)
+    token_ids = processor.tokenizer(option, add_special_tokens=False)["input_ids"]
+    if not token_ids:
+        raise ValueError(f"option {option!r} adds no token to the prompt")
+    return Continuation(token_ids=token_ids, shares_prefix=True, text=context, suffix=option)
 
 
 def split_continuation(tokenizer: Any, context: str, option: str) -> Continuation:

@@ -20,7 +20,7 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.batching import describe_error, free_accelerator_memory
-from mmbatch.backends.hf.boundaries import Continuation, split_continuation
+from mmbatch.backends.hf.boundaries import Continuation, option_continuation
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
@@ -76,7 +76,7 @@ def score_request(loaded: LoadedModel, request: Request, *, separately: bool = F
 def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
     """Each option's summed log-probability as the continuation of the row's prompt, in option order."""
     context = chat_text(loaded.processor, request)
-    continuations = [split_continuation(loaded.processor.tokenizer, context, option) for option in request.options]
+    continuations = [option_continuation(loaded.processor, context, option) for option in request.options]
     shared = [index for index, continuation in enumerate(continuations) if continuation.shares_prefix]
     scores: dict[int, OptionScore] = {}
     if shared:
@@ -92,7 +92,7 @@ def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
 def score_options_separately(loaded: LoadedModel, request: Request) -> list[OptionScore]:
     """Each option's summed log-probability from its own full pass over images + prompt + option."""
     context = chat_text(loaded.processor, request)
-    return [score_full_sequence(loaded, split_continuation(loaded.processor.tokenizer, context, option),
+    return [score_full_sequence(loaded, option_continuation(loaded.processor, context, option),
                                 request.images) for option in request.options]
 
 
@@ -205,7 +205,16 @@ def score_full_sequence(loaded: LoadedModel, continuation: Continuation, images:
     """Score one option with its own pass over images + prompt + option (used when the prefix is not shared)."""
     import torch
 
-    inputs = encode(loaded.processor, [continuation.text], [images], loaded.device, loaded.dtype)
+    if continuation.suffix is None:
+        inputs = encode(loaded.processor, [continuation.text], [images], loaded.device, loaded.dtype)
+    else:
+        # The answer as the processor's suffix (PaliGemma): its tokens are read causally after the prefix. The EOS
+        # the processor ends it with is not scored, so it is not fed either (nothing is predicted from it).
+        inputs = encode(loaded.processor, [continuation.text], [images], loaded.device, loaded.dtype,
+                        suffixes=[continuation.suffix])
+        shape = tuple(inputs["input_ids"].shape)
+        inputs = {name: value[:, :-1] if hasattr(value, "shape") and tuple(value.shape[:2]) == shape else value
+                  for name, value in inputs.items()}
     count = len(continuation.token_ids)
     input_ids = inputs["input_ids"][0]
     if input_ids[-count:].tolist() != continuation.token_ids:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mmbatch.backends.hf.messages import takes_answer_as_suffix
 from mmbatch.errors import BadInputError
 
 DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -150,7 +151,8 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
         # ImportError: a processor or model that needs a package this environment lacks (named in the message).
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BadInputError(f"cannot load model {model_id!r}: {first_line}") from exc
-    if getattr(processor, "chat_template", None) is None:
+    if getattr(processor, "chat_template", None) is None and not takes_answer_as_suffix(processor):
+        # PaliGemma's processor writes its format itself; any other model would get a prompt it was not trained on.
         raise BadInputError(f"model {model_id!r} has no chat template in its processor; mmbatch needs one")
     tokenizer = processor.tokenizer
     if tokenizer.pad_token_id is None:

@@ -7,6 +7,7 @@ the message holds one video and the processor's video input gets the frames (:mo
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -37,11 +38,29 @@ def system_message(text: str) -> dict[str, Any]:
 def chat_text(processor: Any, request: Request) -> str:
     """The model's chat-formatted text for one request, ending with the assistant's turn prefix.
 
+    A processor that writes its model's format itself and has no chat template (PaliGemma, see
+    :func:`takes_answer_as_suffix`) gets one image token per image, then the prompt: the processor adds BOS after the
+    image tokens and the newline that ends the prefix. There is no system turn in that format.
+
     Args:
         processor: The model's processor (it carries the chat template).
         request: The row (:func:`chat_messages`).
     """
+    if getattr(processor, "chat_template", None) is None and takes_answer_as_suffix(processor):
+        return str(processor.image_token) * len(request.images) + request.prompt
     return str(processor.apply_chat_template(chat_messages(request), add_generation_prompt=True, tokenize=False))
+
+
+def takes_answer_as_suffix(processor: Any) -> bool:
+    """Whether the processor writes its model's prompt format and takes the answer as a ``suffix`` (PaliGemma).
+
+    PaliGemma is a prefix language model: the image tokens, BOS, the prompt and a newline form a prefix whose tokens
+    attend to each other both ways (``token_type_ids`` 0), and the answer follows, read causally (type 1). Its
+    checkpoints ship no chat template; its processor writes BOS and the newline itself, around any text it is given,
+    and marks the tokens of ``suffix`` as the answer. Options are scored as that suffix: the option's own tokens
+    right after the newline, exactly as the model was trained and as its own loss counts them.
+    """
+    return callable(processor) and "suffix" in inspect.signature(type(processor).__call__).parameters
 
 
 def check_system_prompt(processor: Any, system_prompt: str | None, model: str) -> None:
@@ -57,6 +76,10 @@ def check_system_prompt(processor: Any, system_prompt: str | None, model: str) -
         return
     from mmbatch.errors import BadInputError
 
+    if getattr(processor, "chat_template", None) is None:
+        raise BadInputError(f"--system-prompt: {model!r} has no chat template, and its own prompt format (the "
+                            "processor's) has no system turn; put the instruction in the prompt template (prepare "
+                            "--prompt-template)")
     probe = Request(index=0, prompt="Hello", system_prompt=system_prompt)
     try:
         rendered = chat_text(processor, probe)
@@ -70,7 +93,8 @@ def check_system_prompt(processor: Any, system_prompt: str | None, model: str) -
                             "template (prepare --prompt-template)")
 
 
-def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]], device: Any, dtype: Any) -> Any:
+def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]], device: Any, dtype: Any,
+           suffixes: Sequence[str] | None = None) -> Any:
     """Tokenise a batch with LEFT padding and preprocess its images, on the model's device.
 
     Args:
@@ -81,13 +105,17 @@ def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]]
             are videos).
         device: Where the tensors go.
         dtype: Floating-point dtype for pixel values (the model's).
+        suffixes: Each row's answer, for a processor that takes it as ``suffix`` (:func:`takes_answer_as_suffix`);
+            it ends with the processor's EOS.
 
     Returns:
         The processor's ``BatchFeature`` (``input_ids``, ``attention_mask``, ``pixel_values``...).
     """
     # Left padding keeps every row's last prompt token at the end, where generation continues.
     processor.tokenizer.padding_side = "left"
-    special = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, texts) else {}
+    special: dict[str, Any] = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, texts) else {}
+    if suffixes is not None:
+        special["suffix"] = list(suffixes)
     if images and all(isinstance(row, FramesAsVideo) for row in images):
         videos = [row for row in images if isinstance(row, FramesAsVideo)]
         # The frames are already the sampled ones: the processor must not sample again, and it reads their place in

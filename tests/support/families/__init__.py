@@ -40,6 +40,9 @@ class Family:
     """Whether the family takes several images in one message (a row with two images is tested)."""
     max_new_tokens: int = 6
     """Tokens generated per row in the generation assertions."""
+    prefix_lm: bool = False
+    """PaliGemma: the checkpoint ships no chat template, the model's own inputs are its processor's format
+    (``processor(text=prompt, images=...)``) and an answer is scored as the processor's ``suffix``."""
 
     def build_function(self) -> Callable[[Path], object]:
         """The builder, imported on first use (building needs ``torch`` and ``transformers``)."""
@@ -67,6 +70,8 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Janus", "janus", "build_janus_pro"),
     Family("DeepSeek-VL", "deepseek_vl", "build_deepseek_vl"),
     Family("DeepSeek-VL hybrid", "deepseek_vl", "build_deepseek_vl_hybrid"),
+    Family("PaliGemma", "paligemma", "build_paligemma", prefix_lm=True),
+    Family("PaliGemma 2", "paligemma", "build_paligemma2", prefix_lm=True),
 ]}
 """Every family of the matrix, by name."""
 

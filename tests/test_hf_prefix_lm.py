@@ -1,0 +1,49 @@
+"""PaliGemma ships no chat template: the hf backend uses its processor's own format and scores options as the
+processor's suffix, records that, refuses a system prompt it cannot write, and still refuses any other model that
+has no chat template (the family matrix checks the numbers)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from mmbatch.backends.hf import create_backend
+from mmbatch.backends.hf.boundaries import SUFFIX_RULE
+from mmbatch.backends.hf.options import HfOptions
+from mmbatch.errors import BadInputError
+from tests.support import single_torch_thread
+from tests.support.families import family_model
+
+
+@pytest.fixture(autouse=True, scope="module")
+def one_thread():
+    with single_torch_thread():
+        yield
+
+
+def test_paligemma_settings_record_its_own_prompt_format_and_suffix_scoring() -> None:
+    backend = create_backend(HfOptions(model=str(family_model("PaliGemma")), dtype="float32", device="cpu"))
+    likelihood = backend.settings()["likelihood"]
+    backend.close()
+    assert likelihood["continuation_join"] == SUFFIX_RULE
+    assert likelihood["prompt"].startswith("the processor's own format")
+
+
+def test_paligemma_refuses_a_system_prompt_its_format_cannot_hold() -> None:
+    options = HfOptions(model=str(family_model("PaliGemma")), dtype="float32", device="cpu", system_prompt="Be brief.")
+    with pytest.raises(BadInputError, match="no system turn"):
+        create_backend(options)
+
+
+def test_another_model_without_a_chat_template_is_still_refused(tmp_path) -> None:
+    model = tmp_path / "llava-without-template"
+    shutil.copytree(family_model("LLaVA-1.5"), model)
+    for name in ("chat_template.jinja", "chat_template.json"):
+        (model / name).unlink(missing_ok=True)
+    config = json.loads((model / "processor_config.json").read_text())
+    config.pop("chat_template", None)
+    (model / "processor_config.json").write_text(json.dumps(config))
+    with pytest.raises(BadInputError, match="no chat template"):
+        create_backend(HfOptions(model=str(model), dtype="float32", device="cpu"))
