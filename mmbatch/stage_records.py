@@ -128,6 +128,9 @@ class ExtractRecord:
     """The judge, or None when the rules alone decided (``--no-judge``)."""
     clip: dict[str, Any] | None = None
     """generate-image rows: the CLIP model and how it compared pictures (None: no such rows)."""
+    reasoning_tags: list[list[str]] | None = None
+    """``[opening, closing]`` pairs of the reasoning traces removed before matching (empty: none removed; None in
+    files written before traces were removed)."""
     record_version: int = RECORD_VERSION
     """Layout of this record (0: written before records were versioned)."""
 

@@ -177,3 +177,8 @@ def test_mmbatch_run_passes_every_prompt_and_generation_option_to_its_stage(tmp_
     extracted = read_table(tmp_path / "run" / "extracted.parquet").frame
     assert set(extracted["prediction"]) == {"<think>A?</think> B"} and set(extracted["extracted"]) == {"B"}
     assert read_metadata(tmp_path / "run" / "extracted.parquet")["extract"]["reasoning"]["rows"]["closed"] == 87
+    # The report says per model what it was asked and how its answers were read.
+    assert main(["report", str(tmp_path / "run" / "metrics.json"), "--output", str(tmp_path / "report.md")]) == 0
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    for shown in ("Be brief.", "greedy, stop=['.']", "removed: &lt;think&gt;...&lt;/think&gt;", "file:letter.txt@"):
+        assert shown in report, shown

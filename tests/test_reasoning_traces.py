@@ -61,7 +61,7 @@ def test_mcq_answers_are_matched_after_the_trace_and_the_raw_text_is_kept(
     assert set(frame["answer_text"]) == {"B"}
     assert set(frame["extracted"]) == {"B"} and set(frame["extract_method"]) == {"rule"}
     recorded = read_metadata(tmp_path / "x.parquet")
-    assert recorded["extract"]["reasoning"]["tags"] == [["<think>", "</think>"]]
+    assert recorded["extract"]["reasoning_tags"] == [["<think>", "</think>"]]
     assert recorded["extract"]["reasoning"]["rows"] == {"closed": frame.height, "unclosed": 0}
     assert recorded["extract_resume"]["reasoning_tags"] == [["<think>", "</think>"]]
 

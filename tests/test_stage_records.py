@@ -35,7 +35,9 @@ def test_prepare_and_infer_records_round_trip_through_the_files(tmp_path: Path) 
     assert InferRecord.from_metadata(metadata) == InferRecord(
         backend="echo", model="answer", likelihood_target="letter",
         input_fingerprint=metadata["infer"]["resume"]["input_fingerprint"], shard=metadata["infer"]["shard"],
-        backend_options={"model": "answer", "temperature": 0.0},
+        backend_options={"model": "answer", "temperature": 0.0, "system_prompt": None,
+                         "generation": {"top_p": None, "top_k": None, "min_p": None, "repetition_penalty": None,
+                                        "stop": [], "seed": None}},
         backend_settings={"backend": "echo", "model": "answer"}, prompt_templates=["mme"], mmbatch_version=__version__)
     assert PrepareRecord.from_metadata(metadata) == record  # the prepare record travels with the rows
 
@@ -51,7 +53,8 @@ def test_extract_score_and_import_records_round_trip_through_the_files(tmp_path:
                  "--yes-no-rule", "vlmevalkit", "--choice-rules", "vlmevalkit-2024"]) == 0
     assert ExtractRecord.from_metadata(read_metadata(extracted)) == ExtractRecord(
         input_format="mmbatch", input_sha256=file_sha256(predictions), choice_rules="vlmevalkit-2024",
-        yes_no_rule="vlmevalkit", likelihood_reduction="sum", judge=None, clip=None)
+        yes_no_rule="vlmevalkit", likelihood_reduction="sum", judge=None, clip=None,
+        reasoning_tags=[["<think>", "</think>"]])
     assert main(["score", "--input", str(extracted), "--output", str(metrics), "--bootstrap", "5"]) == 0
     scored = read_metadata(hits_path(metrics))
     assert ScoreRecord.from_metadata(scored) == ScoreRecord(benchmark=None, subset="all", bootstrap=5,

@@ -239,8 +239,8 @@ def _with_outcomes(frame: pl.DataFrame, outcomes: dict[int, Outcome]) -> pl.Data
 def _reasoning_metadata(frame: pl.DataFrame, options: ExtractOptions) -> dict[str, Any]:
     """How reasoning traces were handled, and in how many rows one was removed or never closed."""
     predictions = frame["prediction"].cast(pl.String).to_list() if "prediction" in frame.columns else []
-    return {"tags": [list(pair) for pair in options.reasoning_tags],
-            "rule": "traces removed before matching; `prediction` kept raw, the matched text in `answer_text`",
+    return {"rule": "traces (reasoning_tags) removed before matching; `prediction` kept raw, the matched text in "
+                    "`answer_text`",
             "rows": reasoning_counts(predictions, options.reasoning_tags)}
 
 
@@ -250,7 +250,8 @@ def _extract_metadata(options: ExtractOptions, input_format: str, input_sha256: 
     record = ExtractRecord(
         input_format=input_format, input_sha256=input_sha256, choice_rules=options.choice_rules,
         yes_no_rule=options.yes_no_rule, likelihood_reduction=options.likelihood_reduction,
-        judge=JudgeRecord(options.judge_model, options.judge_base_url) if options.use_judge else None, clip=clip)
+        judge=JudgeRecord(options.judge_model, options.judge_base_url) if options.use_judge else None, clip=clip,
+        reasoning_tags=[list(pair) for pair in options.reasoning_tags])
     recorded = record.to_metadata()
     recorded["choice_rules"]["source"] = CHOICE_RULES[options.choice_rules].source
     if recorded["judge"] is not None:

@@ -14,8 +14,8 @@ from typing import Any
 from mmbatch.row_facts import file_sha256
 from mmbatch.stage_records import ExtractRecord, ImportRecord, InferRecord, PrepareRecord
 
-FIELDS = ("model", "revision", "backend", "benchmark version", "prompt template", "judge", "choice rules",
-          "mmbatch", "written (UTC)", "metrics SHA-256", "input SHA-256")
+FIELDS = ("model", "revision", "backend", "benchmark version", "prompt template", "system prompt", "decoding",
+          "judge", "choice rules", "reasoning traces", "mmbatch", "written (UTC)", "metrics SHA-256", "input SHA-256")
 """The provenance rows shown for every model, in order."""
 
 
@@ -55,14 +55,52 @@ def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[st
                        or extract.input_format or "–"),
         "benchmark version": str(prepare.benchmark_version or "–"),
         "prompt template": str(templates or "–"),
+        "system prompt": _system_prompt_text(infer),
+        "decoding": _decoding_text(infer),
         "judge": judge_text,
         "choice rules": str(rules_text or "–"),
+        "reasoning traces": _reasoning_text(extract),
         "mmbatch": str(metadata.get("mmbatch_version") or infer.mmbatch_version or "–"),
         "written (UTC)": datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M"),
         "metrics SHA-256": file_sha256(path)[:16],
         "input SHA-256": str(extract.input_sha256 or _resumed_input_digest(metadata) or "–")[:16],
     }
     return Provenance(label, str(path), values, shown)
+
+
+SHOWN_PROMPT_CHARS = 60
+"""A longer system prompt is shown cut, with its length (the full text is in the predictions file's metadata)."""
+
+
+def _system_prompt_text(infer: InferRecord) -> str:
+    """The system prompt (cut to :data:`SHOWN_PROMPT_CHARS`), ``none``, or "–" for files from before the option."""
+    if "system_prompt" not in infer.backend_options:
+        return "–"
+    prompt = infer.backend_options["system_prompt"]
+    if not prompt:
+        return "none"
+    text = str(prompt).replace("\n", " ")
+    return text if len(text) <= SHOWN_PROMPT_CHARS else f"{text[:SHOWN_PROMPT_CHARS]}... ({len(text)} characters)"
+
+
+def _decoding_text(infer: InferRecord) -> str:
+    """``greedy`` or ``temperature T``, then the ``--gen-arg`` settings given."""
+    options = infer.backend_options
+    if "temperature" not in options:
+        return "–"
+    temperature = float(options["temperature"])
+    base = "greedy" if temperature <= 0 else f"temperature {temperature:g}"
+    given = {key: value for key, value in (options.get("generation") or {}).items() if value not in (None, [])}
+    return ", ".join([base, *(f"{key}={value}" for key, value in given.items())])
+
+
+def _reasoning_text(extract: ExtractRecord) -> str:
+    """The reasoning tags removed before matching, ``kept`` when none were, "–" for files from before."""
+    if extract.reasoning_tags is None:
+        return "–"
+    if not extract.reasoning_tags:
+        return "kept"
+    return "removed: " + ", ".join(f"{opening}...{closing}" for opening, closing in extract.reasoning_tags)
 
 
 def _resumed_input_digest(metadata: dict[str, Any]) -> str | None:
