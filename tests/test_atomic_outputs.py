@@ -93,3 +93,27 @@ def test_metadata_of_the_wrong_shape_is_a_clear_error(tmp_path: Path, capsys: py
     metadata_sidecar(out).write_text(json.dumps({"prepare": 5}))
     assert main(["score", "--input", str(out), "--output", str(tmp_path / "m.json")]) == 2
     assert "'prepare' holds a int" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("raw", [b"{not json", b"[1, 2]", b'{"infer": "fast"}', b'{"prepare": {"x": ' + b"[" * 5000
+                                 + b"]" * 5000 + b"}}", b"\xff\xfe"],
+                         ids=["not-json", "array", "section-not-object", "nested-too-deep", "not-utf8"])
+@pytest.mark.parametrize("command", ["validate", "infer", "extract", "score"])
+def test_parquet_metadata_of_the_wrong_shape_is_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                              raw: bytes, command: str) -> None:
+    # Campaign replay: invalid or wrongly typed mmbatch metadata in a Parquet file crashed every stage.
+    import pyarrow.parquet as pq
+
+    from tests.support.prepared_files import prepared_frame
+
+    table = prepared_frame(1).with_columns(pl.lit("A").alias("prediction"), pl.lit("A").alias("extracted")).to_arrow()
+    path = tmp_path / "bad.parquet"
+    pq.write_table(table.replace_schema_metadata({b"mmbatch": raw}), path)  # as another tool would write it
+    args = {"validate": ["validate", str(path)],
+            "infer": ["infer", "--input", str(path), "--output", str(tmp_path / "o.parquet"), "--backend", "echo",
+                      "--model", "answer"],
+            "extract": ["extract", "--input", str(path), "--output", str(tmp_path / "o.parquet"), "--no-judge"],
+            "score": ["score", "--input", str(path), "--output", str(tmp_path / "m.json")]}[command]
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert "mmbatch metadata" in error or "not a readable Parquet file" in error  # polars refuses non-UTF-8 itself
