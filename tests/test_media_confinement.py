@@ -55,6 +55,11 @@ def test_an_unwritable_output_is_refused_before_any_work(tmp_path: Path, capsys:
     blocker.write_text("x")
     assert _infer(prepared, blocker / "preds.parquet") == 2
     assert "cannot write in" in capsys.readouterr().err
+    assert _infer(prepared, tmp_path / "preds.parquet") == 0
+    # extract too refuses before its judge is asked anything (the judge URL here would be unreachable).
+    assert main(["extract", "--input", str(tmp_path / "preds.parquet"), "--output", str(blocker / "x.parquet"),
+                 "--judge-base-url", "http://127.0.0.1:9/v1"]) == 2
+    assert "cannot write in" in capsys.readouterr().err
 
 
 def test_an_empty_path_list_and_a_nul_byte_fail_their_row(tmp_path: Path) -> None:
