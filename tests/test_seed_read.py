@@ -153,8 +153,9 @@ def test_limit_reads_the_first_questions(tmp_path: Path) -> None:
     ({"data_type": "audio"}, "data_type", "must be 'image' or 'video'"),
     ({"data_type": "video", "segment": [1.0]}, "segment", "expected [start, end]"),
     ({"data_id": None}, "image_path", "missing or empty 'data_id'"),
+    ({"data_id": "pi\x00c.png"}, "image_path", "holds a NUL byte"),  # campaign replay: a NUL byte in a path
 ], ids=["answer", "answer-missing-option", "no-dimension", "unknown-dimension", "bad-dimension", "question",
-        "data-type", "segment", "data-id"])
+        "data-type", "segment", "data-id", "nul-byte"])
 def test_bad_record_names_row_and_column(tmp_path: Path, change: dict[str, Any], column: str,
                                          message: str) -> None:
     (tmp_path / "clip.mp4").write_bytes(b"not decoded at prepare time")
