@@ -8,6 +8,7 @@ plain forward pass per option, and batches mixing video and image rows change no
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -39,23 +40,33 @@ def one_thread():
         yield
 
 
-VIDEO_FAMILIES = {"LLaVA-OneVision": "llava_onevision", "InternVL": "internvl"}
-"""Families whose video input is tested, by the matrix's name: module of their builder."""
+VIDEO_FAMILIES = {
+    "LLaVA-OneVision": ("llava_onevision", {}),
+    "InternVL": ("internvl", {}),
+    # SmolVLM's processor writes each frame's timestamp; its video processor returns `pixel_values` and keeps
+    # SmolVLM2's frame settings, which its apply_chat_template reads.
+    "SmolVLM": ("smolvlm", {"output_name": "pixel_values", "num_frames": 64, "fps": 1}),
+}
+"""Families whose video input is tested, by the matrix's name: module of their builder, video processor settings."""
+
+
+def build_with_video_input(family: str, directory):
+    import importlib
+
+    from tests.support.frames_video_processor import FramesVideoProcessor, register
+
+    name, settings = VIDEO_FAMILIES[family]
+    module = importlib.import_module(f"tests.support.families.{name}")
+    register()
+    getattr(module, f"build_{name}")(
+        directory, video_processor=FramesVideoProcessor(size={"height": module.TILE, "width": module.TILE}, **settings))
+    return directory
 
 
 @pytest.fixture(scope="module", params=sorted(VIDEO_FAMILIES))
 def video_dir(request, tmp_path_factory):
     """The matrix's tiny model of the family, with a processor whose video input works here."""
-    import importlib
-
-    from tests.support.frames_video_processor import FramesVideoProcessor, register
-
-    module = importlib.import_module(f"tests.support.families.{VIDEO_FAMILIES[request.param]}")
-    register()
-    directory = tmp_path_factory.mktemp("video")
-    getattr(module, f"build_{VIDEO_FAMILIES[request.param]}")(
-        directory, video_processor=FramesVideoProcessor(size={"height": module.TILE, "width": module.TILE}))
-    return directory
+    return build_with_video_input(request.param, tmp_path_factory.mktemp("video"))
 
 
 @pytest.fixture(scope="module")
@@ -72,17 +83,23 @@ def frames(n: int, count: int = 4) -> list[Image.Image]:
     return [Image.new("RGB", (36 + 4 * n, 30), (40 * k % 256, 90 + 30 * n, 200 - 40 * k)) for k in range(count)]
 
 
+TIMINGS = {0: FrameTiming(indices=(3, 10, 17, 24), video_len=30, fps=10.0),
+           2: FrameTiming(indices=(0, 15, 29), video_len=30, fps=10.0),
+           4: FrameTiming(indices=(2, 8, 14, 20, 26), video_len=40, fps=15.0)}
+"""Where the video rows' frames lie in their (imagined) video files."""
+
+
 def rows() -> list[Request]:
-    """Three video rows (one decoded from a video file, with its frame numbers) and two image rows, interleaved."""
-    timing = FrameTiming(indices=(3, 10, 17, 24), video_len=30, fps=10.0)
+    """Three video rows (decoded from video files: frame numbers and rate known) and two image rows, interleaved."""
     return [
-        Request(index=0, prompt="What happens in the video?", images=frames(0), is_video=True, frame_timing=timing,
-                options=OPTIONS),
+        Request(index=0, prompt="What happens in the video?", images=frames(0), is_video=True,
+                frame_timing=TIMINGS[0], options=OPTIONS),
         Request(index=1, prompt="What is shown in the image?", images=[frames(1)[0]], options=OPTIONS),
         Request(index=2, prompt="What changes over time? Look carefully.", images=frames(2, 3), is_video=True,
-                options=OPTIONS),
+                frame_timing=TIMINGS[2], options=OPTIONS),
         Request(index=3, prompt="Which colour is it?", images=[frames(3)[2]], options=OPTIONS),
-        Request(index=4, prompt="What moves in the video?", images=frames(4, 5), is_video=True, options=OPTIONS),
+        Request(index=4, prompt="What moves in the video?", images=frames(4, 5), is_video=True,
+                frame_timing=TIMINGS[4], options=OPTIONS),
     ]
 
 
@@ -98,12 +115,22 @@ def logprobs(backend) -> list[list[float]]:
     return [list(r.choice_logprobs or []) for r in results]
 
 
+def decoded_metadata(request: Request):
+    """The metadata ``transformers`` gives frames it decodes from a video file: frame numbers, rate, duration."""
+    from transformers.video_utils import VideoMetadata
+
+    timing = request.frame_timing
+    assert timing is not None
+    return VideoMetadata(total_num_frames=timing.video_len, fps=timing.fps, duration=timing.video_len / timing.fps,
+                         frames_indices=list(timing.indices))
+
+
 def own_template_inputs(processor, request: Request, *, as_video: bool):
     """The model's own ``apply_chat_template(tokenize=True)`` inputs for the row, its frames as a video or as images."""
     if as_video and request.is_video:
-        # The frames are the video, already sampled.
+        # The frames are the video, already sampled, at the times the stage read them.
         content = [{"type": "video", "video": request.images}, {"type": "text", "text": request.prompt}]
-        media = {"processor_kwargs": {"do_sample_frames": False}}
+        media = {"processor_kwargs": {"do_sample_frames": False, "video_metadata": [decoded_metadata(request)]}}
     else:
         content = [*({"type": "image"} for _ in request.images), {"type": "text", "text": request.prompt}]
         media = {"images": request.images}
@@ -159,7 +186,8 @@ def test_a_video_rows_option_logprobs_equal_a_plain_forward_pass(backends) -> No
         special = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, [prompt]) else {}
         for option, score in zip(request.options, got, strict=True):
             inputs = processor(text=[prompt + join_text(prompt) + option], videos=[request.images],
-                               do_sample_frames=False, return_tensors="pt", **special)
+                               video_metadata=[decoded_metadata(request)], do_sample_frames=False,
+                               return_tensors="pt", **special)
             ids = inputs["input_ids"][0].tolist()
             assert ids[: len(context)] == context
             with torch.inference_mode():
@@ -180,7 +208,8 @@ def test_circular_copies_of_a_video_question_share_their_prefix_and_change_nothi
     for shift in range(3):
         listed = OPTIONS[shift:] + OPTIONS[:shift]
         prompt = "What happens? " + " ".join(f"{letter}. {text}" for letter, text in zip("ABCD", listed, strict=True))
-        grouped.append(Request(index=20 + shift, prompt=prompt, images=video, is_video=True, options=listed, group=3))
+        grouped.append(Request(index=20 + shift, prompt=prompt, images=video, is_video=True, frame_timing=TIMINGS[0],
+                               options=listed, group=3))
     strangers = [replace(request, group=None) for request in grouped]
     shared_before = (backend.sharing.shared_rows, backend.likelihood_sharing.shared_rows)
 
@@ -195,6 +224,27 @@ def test_circular_copies_of_a_video_question_share_their_prefix_and_change_nothi
         assert together == pytest.approx(alone, abs=1e-4)
     assert backend.sharing.shared_rows > shared_before[0]
     assert backend.likelihood_sharing.shared_rows > shared_before[1]
+
+
+def test_timestamps_come_from_where_the_frames_lie_in_the_video(tmp_path) -> None:
+    """SmolVLM writes each frame's time: those of the frames' numbers in the video at its rate. Frames without times
+    (listed as files) fail their row instead of getting times made up at 24 frames per second."""
+    from mmbatch.backends.hf.messages import encode
+
+    backend = create_backend(HfOptions(model=str(build_with_video_input("SmolVLM", tmp_path)), device="cpu"))
+    try:
+        processor = backend.loaded.processor
+        request = rows()[4]  # frames 2, 8, 14, 20, 26 of a 15 fps video: 0.13 s to 1.73 s
+        [video] = as_model_input([request], "video")
+        text = processor.tokenizer.decode(encode(processor, [chat_text(processor, video)], [video.images], "cpu",
+                                                 None)["input_ids"][0])
+        assert "five frames from a 0:00:02 [H:MM:SS] video" in text
+        assert re.findall(r"Frame from (\d\d:\d\d):", text) == ["00:00", "00:00", "00:00", "00:01", "00:01"]
+        untimed = Request(index=9, prompt="What happens?", images=frames(5), is_video=True)
+        [result] = [r for chunk in backend.generate([untimed], max_new_tokens=2) for r in chunk]
+        assert result.error is not None and "frames listed as files carry no times" in result.error
+    finally:
+        backend.close()
 
 
 def test_video_as_frames_gives_the_frames_as_images(video_dir) -> None:

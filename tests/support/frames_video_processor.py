@@ -3,11 +3,12 @@ a video through the processor's real video input.
 
 The library's video processors all derive from ``BaseVideoProcessor``, which needs torchvision (it does not import
 here); :mod:`tests.support.video_standin` fills the slot for image-only tests and refuses videos. This one does what
-LLaVA-OneVision's and InternVL's video processors do — each frame converted to RGB, resized to ``size``, rescaled to
-[0, 1], normalised by ``image_mean``/``image_std`` — with PIL and numpy, and returns ``pixel_values_videos`` of shape
-(videos, frames, channels, height, width). PIL's bicubic resize is not torchvision's to the last bit; the tests using
-it compare the backend with the model's own ``apply_chat_template`` through the same processor, so that does not
-matter to them.
+LLaVA-OneVision's, InternVL's and SmolVLM's video processors do with frames already sampled — each frame converted to
+RGB, resized to ``size``, rescaled to [0, 1], normalised by ``image_mean``/``image_std`` — with PIL and numpy. It
+returns ``pixel_values_videos`` (or the name in ``output_name``: SmolVLM's is ``pixel_values``) of shape (videos,
+frames, channels, height, width), and the videos' metadata when the processor asks for it (for frame timestamps).
+PIL's bicubic resize is not torchvision's to the last bit; the tests using it compare the backend with the model's
+own ``apply_chat_template`` through the same processor, so that does not matter to them.
 
 :func:`register` lets ``AutoProcessor.from_pretrained`` load a saved one, as
 :func:`tests.support.video_standin.register` does for the stand-in.
@@ -38,6 +39,7 @@ class FramesVideoProcessor(VideoProcessorMixin):
     do_normalize = True
     do_convert_rgb = True
     do_sample_frames = False
+    output_name = "pixel_values_videos"
 
     def _decode_and_sample_videos(self, videos: Any, video_metadata: Any, do_sample_frames: bool | None = None,
                                   sample_indices_fn: Any = None) -> tuple[list[Any], list[Any]]:
@@ -55,7 +57,7 @@ class FramesVideoProcessor(VideoProcessorMixin):
         std = np.asarray(self.image_std, dtype=np.float32)[:, None, None]
         pixels = [np.stack([(np.asarray(frame.resize((width, height), self.resample), dtype=np.float32)
                              .transpose(2, 0, 1) / 255.0 - mean) / std for frame in video]) for video in videos]
-        return BatchFeature({"pixel_values_videos": np.stack(pixels)}, tensor_type=return_tensors)
+        return BatchFeature({self.output_name: np.stack(pixels)}, tensor_type=return_tensors)
 
 
 class _FramesVideoConfig(PretrainedConfig):

@@ -32,8 +32,13 @@ SPECIAL_TOKENS = ["<image>", "<video>", "<fake_token_around_image>", "<global-im
 """The placeholders the processor writes around image tokens (one per tile position, up to 4 × 4)."""
 
 
-def build_smolvlm(directory: Path) -> None:
-    """Save a tiny SmolVLM that splits images into tiles of 28 px (longest edge up to 56 px) plus a global view."""
+def build_smolvlm(directory: Path, video_processor=None) -> None:
+    """Save a tiny SmolVLM that splits images into tiles of 28 px (longest edge up to 56 px) plus a global view.
+
+    Args:
+        directory: Where to save it.
+        video_processor: What fills the processor's video slot (the stand-in that refuses video by default).
+    """
     import torch
     from transformers import (
         LlamaConfig,
@@ -47,8 +52,9 @@ def build_smolvlm(directory: Path) -> None:
     tokenizer = family_tokenizer(SPECIAL_TOKENS, bos="<|im_start|>", eos="<end_of_utterance>", pad="<|im_end|>",
                                  add_bos=False)
     image_processor = SmolVLMImageProcessorPil(size={"longest_edge": 2 * TILE}, max_image_size={"longest_edge": TILE})
-    # SmolVLM's apply_chat_template reads the video processor's frame settings even for images (SmolVLM2's values).
-    video_processor = VideoProcessorStandIn(num_frames=64, fps=1)
+    if video_processor is None:
+        # SmolVLM's apply_chat_template reads the video processor's frame settings even for images (SmolVLM2's).
+        video_processor = VideoProcessorStandIn(num_frames=64, fps=1)
     processor = SmolVLMProcessor(image_processor=image_processor, tokenizer=tokenizer, video_processor=video_processor,
                                  image_seq_len=(TILE // PATCH) ** 2 // SCALE**2, chat_template=CHAT_TEMPLATE)
     config = SmolVLMConfig(
