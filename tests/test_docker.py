@@ -183,10 +183,16 @@ def test_light_image_stages_run_with_the_base_install_alone(tmp_path: Path) -> N
     site_packages = image_site_packages(declared("dependencies"), tmp_path / "site-packages")
     assert not (site_packages / "torch").exists() and (site_packages / "polars").exists()
     run = tmp_path / "run"
+    template = tmp_path / "own.j2"  # a Jinja prompt template needs no more than the base install either
+    template.write_text("{{ question }}\n{% for letter, text in options.items() %}{{ letter }}. {{ text }}\n"
+                        "{% endfor %}")
     commands = [
         ["run", "--benchmark", "mmbench", "--input", str(REPO_ROOT / "examples" / "mmbench" / "mmbench_example.tsv"),
          "--output-dir", str(run), "--backend", "echo", "--model", "answer", "--no-judge", "--bootstrap", "20"],
         ["validate", str(run / "extracted.parquet")],
+        ["prepare", "--benchmark", "mmbench", "--input",
+         str(REPO_ROOT / "examples" / "mmbench" / "mmbench_example.tsv"), "--output", str(tmp_path / "own.parquet"),
+         "--prompt-template", str(template)],
         ["report", str(run / "metrics.json"), "--output", str(tmp_path / "report.html")],
     ]
     for argv in commands:
