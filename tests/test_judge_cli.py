@@ -107,3 +107,22 @@ def test_the_key_is_sent_but_never_written_or_printed(cli, tmp_path: Path) -> No
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert secret.encode() not in path.read_bytes(), path
+
+
+def test_a_judge_reply_over_the_limit_is_a_failed_row_and_never_cached(tmp_path: Path) -> None:
+    # Campaign replay: 50 MB judge replies were stored whole (630 MB of cache for 12 calls).
+    from mmbatch.cli import main
+    from mmbatch.extract.judge_cache import JudgeCache
+    from mmbatch.openai_client import MAX_REPLY_CHARS
+
+    inp = write_predictions(tmp_path / "pred.tsv", judge_rows()[:2])
+    out = tmp_path / "out.parquet"
+    with OpenAIServer(ServerScript(reply="A" * (MAX_REPLY_CHARS + 1))) as server:
+        code = main(["extract", "--input", str(inp), "--output", str(out), "--judge-base-url", server.base_url,
+                     *FAST])
+    assert code == 3
+    errors = read_table(out).frame["error"].drop_nulls().to_list()
+    assert errors and all("MAX_REPLY_CHARS" in error for error in errors)
+    cache = JudgeCache(tmp_path / "mmbatch-judge-cache.sqlite")
+    assert len(cache) == 0
+    cache.close()
