@@ -13,7 +13,7 @@ from PIL import Image
 
 from mmbatch.backends.base import Request
 from mmbatch.backends.hf import create_backend
-from mmbatch.backends.hf.cache_reuse import M_ROPE, cache_reuse_blocker, prefix_sharing_blocker
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
 from mmbatch.backends.hf.likelihood import score_request
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.options import HfOptions
@@ -45,10 +45,10 @@ def test_plain_llava_reuses_its_cache() -> None:
     assert cache_reuse_blocker(model) is None
 
 
-def test_m_rope_continues_its_cache_but_shares_no_group_prefix() -> None:
+def test_m_rope_continues_its_cache_at_the_offsets_the_model_keeps() -> None:
     model = tiny_qwen2_vl()
     assert cache_reuse_blocker(model) is None
-    assert prefix_sharing_blocker(model) == M_ROPE
+    assert rope_offsets_holder(model) is model.model
 
 
 def test_sliding_window_text_model_is_detected() -> None:
@@ -73,8 +73,13 @@ def test_full_pass_per_option_equals_the_cache_reusing_path(tmp_path_factory) ->
     assert separate.choice_logprobs == pytest.approx(reused.choice_logprobs, abs=1e-4)
 
 
+SIZES = [(52, 46), (100, 50), (120, 120)]
+"""Image sizes whose M-RoPE offsets (``rope_deltas``) are not 0 on any of the tiny M-RoPE families, and differ
+between the first two on most (an image whose 3-D positions span as many as its tokens would hide a missing offset)."""
+
+
 def picture(n: int) -> Image.Image:
-    return Image.new("RGB", (30 + 11 * n, 60 - 7 * n), (50 * n % 256, 90, 160))
+    return Image.new("RGB", SIZES[n], (50 * n % 256, 90, 160))
 
 
 def rows(with_images: bool) -> list[Request]:
@@ -105,4 +110,45 @@ def test_every_likelihood_path_of_m_rope_models_equals_a_full_pass_per_option(na
         for want, one, together in zip(expected, per_row, padded, strict=True):
             assert one == pytest.approx(want, abs=1e-4)
             assert together == pytest.approx(want, abs=1e-4)
+    backend.close()
+
+
+def circular_groups() -> list[Request]:
+    """Two groups of circular copies in one batch: different images (so different M-RoPE offsets) and prompt lengths
+    (so the groups' prefixes are left-padded in one prefill), then a row of no group."""
+    options = ["a red square", "a blue circle", "a cat", "a green tree"]
+    batch = []
+    for group, (copies, words) in enumerate([(3, 1), (2, 6)]):
+        for shift in range(copies):
+            listed = options[shift:] + options[:shift]
+            prompt = "Which is shown?" + " Look." * words + " " + " ".join(
+                f"{letter}. {text}" for letter, text in zip("ABCD", listed, strict=True))
+            batch.append(Request(index=10 * group + shift, prompt=prompt, images=[picture(group)], options=listed,
+                                 group=group))
+    batch.append(Request(index=99, prompt="What is shown?", images=[picture(2)], options=options))
+    return batch
+
+
+@pytest.mark.parametrize("name", ["Qwen2-VL", "Qwen2.5-VL", "Qwen3-VL", "GLM-4V"])
+def test_m_rope_groups_share_their_prefix_and_change_nothing(name) -> None:
+    """Circular copies prefill their group's prefix once (images included, the model's own 3-D positions), then
+    continue at the model's offsets: answers and option log-probs equal those of the same rows without groups."""
+    from dataclasses import replace
+
+    backend = create_backend(HfOptions(model=str(family_model(name)), dtype="float32", device="cpu", batch_size=8))
+    grouped = circular_groups()
+    strangers = [replace(request, group=None) for request in grouped]
+
+    def answers(batch: list[Request]) -> list[str | None]:
+        results = [result for chunk in backend.generate(batch, max_new_tokens=6) for result in chunk]
+        assert all(result.error is None for result in results), [result.error for result in results]
+        return [result.prediction for result in results]
+
+    assert answers(grouped) == answers(strangers)
+    assert backend.sharing.shared_rows == 5
+    together = logprobs([result for chunk in backend.loglikelihood(grouped) for result in chunk])
+    alone = logprobs([result for chunk in backend.loglikelihood(strangers) for result in chunk])
+    for shared, single in zip(together, alone, strict=True):
+        assert shared == pytest.approx(single, abs=1e-4)
+    assert backend.likelihood_sharing.shared_rows == 5
     backend.close()

@@ -14,9 +14,8 @@ prompt:
 
 A cache that is not plain attention cannot be selected or repeated per option (the linear-attention layers of
 Qwen3.5 keep a recurrent state, sliding-window and chunked layers of Gemma 3 and Llama 4 keep a window): there every
-option gets its own full pass, with positions the model derives itself (:func:`cache_reuse_blocker`). Rows of one group
-sharing a prefix pass (:mod:`group_prefix`, :mod:`group_likelihood`) split a prompt in two passes, which M-RoPE's
-whole-sequence positions do not allow: M-RoPE models run such rows unshared (:func:`prefix_sharing_blocker`).
+option gets its own full pass, with positions the model derives itself (:func:`cache_reuse_blocker`), and rows of one
+group do not share a prefix pass (:mod:`group_prefix`, :mod:`group_likelihood`), which continues a cache the same way.
 """
 
 from __future__ import annotations
@@ -25,10 +24,6 @@ from typing import Any
 
 PLAIN_LAYER_TYPES = frozenset({"full_attention", "attention"})
 """``layer_types`` values that keep a plain key/value cache."""
-
-M_ROPE = "multimodal rotary positions (M-RoPE)"
-"""The reason given when M-RoPE is what stops a cache from being reused or shared."""
-
 
 def _parts(model: Any) -> list[Any]:
     """The model and its inner model (``ForConditionalGeneration.model``), where position machinery lives."""
@@ -60,7 +55,7 @@ def rope_offsets_holder(model: Any) -> Any | None:
 def cache_reuse_blocker(model: Any) -> str | None:
     """Why option passes must not continue ``model``'s prompt cache, or None when they may."""
     if has_multimodal_positions(model) and rope_offsets_holder(model) is None:
-        return f"{M_ROPE} whose offsets the model does not keep"
+        return "multimodal rotary positions (M-RoPE) whose offsets the model does not keep"
     config = model.config
     text = getattr(config, "text_config", None) or config
     other = sorted({str(kind) for kind in getattr(text, "layer_types", None) or [] if kind not in PLAIN_LAYER_TYPES})
@@ -69,10 +64,3 @@ def cache_reuse_blocker(model: Any) -> str | None:
     if getattr(text, "sliding_window", None) and getattr(text, "use_sliding_window", True):
         return "sliding-window attention"
     return None
-
-
-def prefix_sharing_blocker(model: Any) -> str | None:
-    """Why rows of one group must not share a prefill of their common prefix on ``model``, or None when they may."""
-    if has_multimodal_positions(model):
-        return M_ROPE
-    return cache_reuse_blocker(model)

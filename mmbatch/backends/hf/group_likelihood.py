@@ -3,8 +3,9 @@
 The image and the question before the options run once for the group; the cache is given to every row, which runs
 only its own rest of the prompt (the listed options, in its order) on top of it, left-padded in one pass; then all
 options of all rows are scored in one more pass on their row's cache, exactly as in :mod:`likelihood_batch`.
-Positions count real tokens only, so each row sees its own unpadded sequence. Rows whose prompt tokens do not
-continue the prefix as a whole (image tokens after the branch point) are scored the ordinary way by the caller.
+Positions are those of each row's own unpadded sequence (M-RoPE models derive the prefix's and continue after it at
+the model's offset, as :mod:`group_prefix` does). Rows whose prompt tokens do not continue the prefix as a whole
+(image tokens after the branch point) are scored the ordinary way by the caller.
 """
 
 from __future__ import annotations
@@ -12,16 +13,17 @@ from __future__ import annotations
 from typing import Any
 
 from mmbatch.backends.base import Request
-from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.group_prefix import (
     PlannedGroup,
     SharingCounts,
     common_prefix,
     image_token_ids,
     per_token_inputs,
+    prefix_token_types,
     same_group,
 )
-from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits
+from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits, run_prompts
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import encode
 
@@ -59,7 +61,8 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: l
                     if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
     prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
     prefix_ids = torch.tensor([plan.tokens[0][: plan.prefix]], device=loaded.device)
-    prefix_inputs.update(input_ids=prefix_ids, attention_mask=torch.ones_like(prefix_ids))
+    prefix_inputs.update(input_ids=prefix_ids, attention_mask=torch.ones_like(prefix_ids),
+                         **prefix_token_types(inputs, [plan.prefix], plan.prefix))
     suffixes = [row[plan.prefix:] for row in plan.tokens]
     width = max(len(suffix) for suffix in suffixes)
     pad_id = loaded.processor.tokenizer.pad_token_id
@@ -71,12 +74,14 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: l
     suffix_ids, suffix_mask = suffix_ids.to(loaded.device), suffix_mask.to(loaded.device)
     prompt_mask = torch.cat([torch.ones((len(suffixes), plan.prefix), dtype=torch.long, device=loaded.device),
                              suffix_mask], dim=1)
-    prompt_lengths = prompt_mask.sum(dim=1)
-    # Left padding inside the suffix: positions continue from the prefix and count real tokens only.
-    positions = plan.prefix + (suffix_mask.cumsum(dim=1) - 1).clamp(min=0)
     with torch.inference_mode():
-        prefill = loaded.model(**prefix_inputs, use_cache=True, **keep_last_logits(loaded.model, 1))
-        cache = prefill.past_key_values
+        prefill = run_prompts(loaded, prefix_inputs)
+        # Where the prefix's continuation goes: its length, plus the model's offset for M-RoPE.
+        start = prefill.next_positions[0]
+        # Left padding inside the suffix: positions continue from the prefix and count real tokens only.
+        positions = start + (suffix_mask.cumsum(dim=1) - 1).clamp(min=0)
+        next_positions = prompt_mask.sum(dim=1) + (start - plan.prefix)
+        cache = prefill.outputs.past_key_values
         cache.batch_select_indices(torch.zeros(len(suffixes), dtype=torch.long, device=loaded.device))
         rows_pass = loaded.model(input_ids=suffix_ids, attention_mask=prompt_mask, position_ids=positions,
                                  past_key_values=cache, use_cache=True, **keep_last_logits(loaded.model, 1))
@@ -85,8 +90,7 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: l
                   for number, tokens in enumerate(row_options) if len(tokens) > 1]
         rest: dict[tuple[int, int], float] = {}
         if longer:
-            # Plain positions (M-RoPE models share no prefix): a row continues at its real token count.
-            sums = batched_option_pass(loaded, rows_pass.past_key_values, prompt_mask, prompt_lengths,
+            sums = batched_option_pass(loaded, rows_pass.past_key_values, prompt_mask, next_positions,
                                 [row for row, _ in longer], [options[row][number] for row, number in longer])
             rest = dict(zip(longer, sums, strict=True))
     return [
@@ -108,7 +112,7 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
             end += 1
         group = rows[position:end]
         position = end
-        why = "single row" if len(group) == 1 else prefix_sharing_blocker(loaded.model)
+        why = "single row" if len(group) == 1 else cache_reuse_blocker(loaded.model)
         plan = None
         if why is None:
             planned = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)

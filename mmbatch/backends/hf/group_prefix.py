@@ -5,13 +5,15 @@ tokens. For greedy generation, each group's prefix (the longest run of tokens al
 the model once, in one left-padded pass for all groups of the batch; the key/value cache is then given to every row
 of the group (``batch_select_indices`` with the group's position repeated) and one ``generate`` call continues all
 rows at once from there. Each row's input is ``[its group's prefix, left-padded][its own suffix, left-padded]``;
-padding is masked and positions come from the mask, so every row sees exactly its own unpadded sequence.
+padding is masked and positions are those of each row's own unpadded sequence: counted from the mask, or for
+M-RoPE models (Qwen2-VL...) derived by the model from the prefix, where every image is, and continued after it at
+real tokens + the model's offset (``rope_deltas``, :mod:`cache_reuse`), as the model's own ``generate`` does.
 
 Each row is tokenised in full, so the shared tokens are exactly the row's own tokens: no tokenizer merge can
 straddle the branch point. A group falls back to the ordinary batched path (counted in :class:`SharingCounts`) when
 sharing cannot be exact or cannot pay: a single row, sampling (``temperature`` > 0: samples would be drawn in
-another order), a model with multimodal rotary positions (M-RoPE: positions depend on the whole sequence), image
-tokens after the branch point, or an unknown image token.
+another order), a cache that cannot be continued (:func:`~mmbatch.backends.hf.cache_reuse.cache_reuse_blocker`),
+per-token inputs the shared passes do not rebuild, image tokens after the branch point, or an unknown image token.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.generation_args import PLAIN, GenerationArgs
-from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
 from mmbatch.backends.hf.decoding import answer_text, generate_kwargs
 from mmbatch.backends.hf.generation import answer_tokens, eos_ids, generate_batch, generation_config
-from mmbatch.backends.hf.likelihood import keep_last_logits
+from mmbatch.backends.hf.likelihood import run_prompts
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
@@ -99,8 +101,34 @@ def image_token_ids(loaded: LoadedModel) -> set[int] | None:
     return known or None
 
 
-TOKEN_INPUTS = frozenset({"input_ids", "attention_mask"})
-"""The per-token inputs the shared-prefix passes rebuild for the prefix and each row's rest."""
+TOKEN_INPUTS = frozenset({"input_ids", "attention_mask", "mm_token_type_ids"})
+"""The per-token inputs the shared-prefix passes rebuild for the prefix and each row's rest. ``mm_token_type_ids``
+(which tokens are image or video, for M-RoPE) is cut to the prefix by :func:`prefix_token_types`: the rest of each
+row holds no image token, and its positions are given."""
+
+
+def prefix_token_types(inputs: Any, prefixes: list[int], width: int) -> dict[str, Any]:
+    """The leaders' ``mm_token_type_ids`` cut to their group's prefix, left-padded with 0 (text) to ``width``.
+
+    Args:
+        inputs: The processor's left-padded inputs of each group's first row.
+        prefixes: Each group's prefix length.
+        width: The width of the prefix pass.
+
+    Returns:
+        ``{"mm_token_type_ids": ...}``, or nothing when the processor gives no token types.
+    """
+    import torch
+
+    types = inputs.get("mm_token_type_ids")
+    if types is None:
+        return {}
+    cut = torch.zeros((len(prefixes), width), dtype=types.dtype, device=types.device)
+    starts = inputs["attention_mask"].shape[1] - inputs["attention_mask"].sum(dim=1)
+    for row, prefix in enumerate(prefixes):
+        start = int(starts[row])
+        cut[row, width - prefix:] = types[row, start: start + prefix]
+    return {"mm_token_type_ids": cut}
 
 
 def per_token_inputs(inputs: Any) -> list[str]:
@@ -159,7 +187,7 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     reason = None
     if temperature > 0:
         reason = "sampling"
-    elif (blocker := prefix_sharing_blocker(loaded.model)) is not None:
+    elif (blocker := cache_reuse_blocker(loaded.model)) is not None:
         reason = blocker
     image_tokens = image_token_ids(loaded)
     if reason is None and image_tokens is None and any(request.images for request in batch):
@@ -216,9 +244,8 @@ def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *, max_new
     text_aligned = [name for name, value in inputs.items()
                     if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
     prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
-    prefix_inputs.update(input_ids=prefix_ids.to(loaded.device), attention_mask=prefix_mask.to(loaded.device))
-    # Left padding: positions count real tokens only, as without padding.
-    positions = (prefix_inputs["attention_mask"].cumsum(dim=1) - 1).clamp(min=0)
+    prefix_inputs.update(input_ids=prefix_ids.to(loaded.device), attention_mask=prefix_mask.to(loaded.device),
+                         **prefix_token_types(inputs, [group.prefix for group in planned], width))
     owners = [row for row, group in enumerate(planned) for _ in group.rows]
     suffixes = [tokens[group.prefix:] for group in planned for tokens in group.tokens]
     suffix_width = max(len(suffix) for suffix in suffixes)
@@ -231,10 +258,16 @@ def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *, max_new
         attention_mask[row, width + suffix_width - len(suffix):] = 1
     config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=0.0, generation=generation)
     with torch.inference_mode():
-        prefill = loaded.model(**prefix_inputs, position_ids=positions, use_cache=True,
-                               **keep_last_logits(loaded.model, 1))
-        cache = prefill.past_key_values
-        cache.batch_select_indices(torch.tensor(owners, device=loaded.device))
+        prefill = run_prompts(loaded, prefix_inputs)
+        cache = prefill.outputs.past_key_values
+        owner_index = torch.tensor(owners, device=loaded.device)
+        cache.batch_select_indices(owner_index)
+        holder = rope_offsets_holder(loaded.model)
+        if holder is not None:
+            # An M-RoPE model's generate continues a cached prompt at real tokens + its offsets, one per row: the
+            # offsets of each row's group prefix (no image follows it).
+            offsets = prefill.next_positions - prefill.mask.sum(dim=1)
+            holder.rope_deltas = offsets[owner_index].unsqueeze(1)
         sequences = loaded.model.generate(input_ids=input_ids.to(loaded.device),
                                           attention_mask=attention_mask.to(loaded.device), past_key_values=cache,
                                           generation_config=config,
