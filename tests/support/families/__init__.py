@@ -53,11 +53,13 @@ class Family:
 FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-1.5", "llava", "build_llava_15"),
     Family("LLaVA-NeXT", "llava_next", "build_llava_next"),
+    Family("VipLLaVA", "vipllava", "build_vipllava"),
     Family("InternVL", "internvl", "build_internvl"),
     Family("LLaVA-OneVision", "llava_onevision", "build_llava_onevision"),
     Family("SmolVLM", "smolvlm", "build_smolvlm"),
     Family("Gemma 4", "gemma4", "build_gemma4"),
     Family("Mistral3", "mistral3", "build_mistral3"),
+    Family("Idefics2", "idefics2", "build_idefics2"),
     Family("Idefics3", "idefics3", "build_idefics3_llama3"),
     Family("Gemma 3", "gemma3", "build_gemma3"),
     Family("Qwen2-VL", "qwen_vl", "build_qwen2_vl"),
