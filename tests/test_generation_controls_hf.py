@@ -166,3 +166,14 @@ def test_the_penalty_ignores_padding_exactly_as_on_the_unpadded_row() -> None:
     padded_row = torch.tensor([[pad, pad, 4, 8]])  # what transformers' processor alone would count for row 2
     assert not torch.equal(reference(padded_row, scores[1:2].clone())[0],
                            reference(torch.tensor([[4, 8]]), scores[1:2].clone())[0])
+
+
+def test_likelihood_rows_are_scored_in_the_same_conversation(tiny_llava: Path, tmp_path: Path) -> None:
+    model = with_template(tiny_llava, tmp_path / "model", SYSTEM_TEMPLATE)
+    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(2, copies=1, mode="likelihood"))
+    scores = {}
+    for name, extra in (("plain", ()), ("system", ("--system-prompt", SYSTEM))):
+        assert infer(model, prepared, tmp_path / f"{name}.parquet", *extra) == 0
+        scores[name] = read_table(tmp_path / f"{name}.parquet").frame["choice_logprobs"].to_list()
+    assert all(len(row) == 4 for row in scores["system"])
+    assert scores["system"] != scores["plain"]
