@@ -1,6 +1,7 @@
-"""PaliGemma ships no chat template: the hf backend uses its processor's own format and scores options as the
-processor's suffix, records that, refuses a system prompt it cannot write, and still refuses any other model that
-has no chat template (the family matrix checks the numbers)."""
+"""Models that do not continue a chat template's text: PaliGemma ships no chat template, so the hf backend uses its
+processor's own format and scores options as the processor's suffix, records that, refuses a system prompt it cannot
+write, and still refuses any other model that has no chat template (the family matrix checks the numbers); an
+encoder-decoder model is refused outright."""
 
 from __future__ import annotations
 
@@ -47,3 +48,16 @@ def test_another_model_without_a_chat_template_is_still_refused(tmp_path) -> Non
     (model / "processor_config.json").write_text(json.dumps(config))
     with pytest.raises(BadInputError, match="no chat template"):
         create_backend(HfOptions(model=str(model), dtype="float32", device="cpu"))
+
+
+def test_an_encoder_decoder_model_is_refused() -> None:
+    from types import SimpleNamespace
+
+    from mmbatch.backends.hf.loading import refuse_encoder_decoder
+
+    class Florence2ForConditionalGeneration:
+        config = SimpleNamespace(is_encoder_decoder=True)
+
+    with pytest.raises(BadInputError, match=r"Florence2ForConditionalGeneration.*encoder-decoder"):
+        refuse_encoder_decoder(Florence2ForConditionalGeneration(), "microsoft/Florence-2-base")
+    refuse_encoder_decoder(SimpleNamespace(config=SimpleNamespace(is_encoder_decoder=False)), "a/decoder-only")

@@ -151,6 +151,7 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
         # ImportError: a processor or model that needs a package this environment lacks (named in the message).
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BadInputError(f"cannot load model {model_id!r}: {first_line}") from exc
+    refuse_encoder_decoder(model, model_id)
     if getattr(processor, "chat_template", None) is None and not takes_answer_as_suffix(processor):
         # PaliGemma's processor writes its format itself; any other model would get a prompt it was not trained on.
         raise BadInputError(f"model {model_id!r} has no chat template in its processor; mmbatch needs one")
@@ -168,6 +169,23 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
     return LoadedModel(
         model=model, processor=processor, device=torch_device, dtype=torch_dtype, revision=commit or revision,
     )
+
+
+def refuse_encoder_decoder(model: Any, model_id: str) -> None:
+    """Refuse an encoder-decoder model (Florence-2, Pix2Struct, UDOP, T5Gemma 2).
+
+    Every path of this backend is decoder-only: an answer is the tokens generated after the prompt's, and an option
+    is scored as the continuation of the prompt's tokens in one sequence. An encoder-decoder model reads the prompt
+    in its encoder and writes the answer from a decoder start token: the answers would be cut at the prompt's length
+    and the option scores would come from a decoder that sees the option in its encoder input. Wrong numbers, so
+    no run at all.
+
+    Raises:
+        BadInputError: The model's configuration says it is an encoder-decoder.
+    """
+    if getattr(model.config, "is_encoder_decoder", False):
+        raise BadInputError(f"model {model_id!r} ({type(model).__name__}) is an encoder-decoder model; the hf "
+                            "backend runs decoder-only models (the answer continues the prompt's tokens)")
 
 
 def _check_placement(placement: Placement) -> None:
