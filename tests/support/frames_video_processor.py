@@ -52,18 +52,62 @@ class FramesVideoProcessor(VideoProcessorMixin):
         return [[Image.fromarray(np.asarray(frame)).convert("RGB") for frame in video] for video in videos]
 
     def _preprocess(self, videos: list[list[Image.Image]], return_tensors: Any = None, **kwargs: Any) -> BatchFeature:
-        height, width = self.size["height"], self.size["width"]
+        pixels = [self.normalised(video, self.size["height"], self.size["width"]) for video in videos]
+        return BatchFeature({self.output_name: np.stack(pixels)}, tensor_type=return_tensors)
+
+    def normalised(self, video: list[Image.Image], height: int, width: int) -> np.ndarray:
+        """The frames resized to ``height`` × ``width``, rescaled and normalised: (frames, channels, height, width)."""
         mean = np.asarray(self.image_mean, dtype=np.float32)[:, None, None]
         std = np.asarray(self.image_std, dtype=np.float32)[:, None, None]
-        pixels = [np.stack([(np.asarray(frame.resize((width, height), self.resample), dtype=np.float32)
-                             .transpose(2, 0, 1) / 255.0 - mean) / std for frame in video]) for video in videos]
-        return BatchFeature({self.output_name: np.stack(pixels)}, tensor_type=return_tensors)
+        return np.stack([(np.asarray(frame.resize((width, height), self.resample), dtype=np.float32)
+                          .transpose(2, 0, 1) / 255.0 - mean) / std for frame in video])
+
+
+class QwenFramesVideoProcessor(FramesVideoProcessor):
+    """What Qwen2-VL's video processor does with frames already sampled: frames resized to the size ``smart_resize``
+    picks (a multiple of the merged patch, ``size`` giving the least and most pixels), repeated at the end up to a
+    multiple of ``temporal_patch_size``, then cut into flattened patches of that many frames each, merged patches
+    adjacent, and the grid of each video (``video_grid_thw``)."""
+
+    patch_size = 14
+    temporal_patch_size = 2
+    merge_size = 2
+    size: ClassVar[dict[str, int]] = {"shortest_edge": 56 * 56, "longest_edge": 28 * 28 * 1280}
+
+    def _preprocess(self, videos: list[list[Image.Image]], return_tensors: Any = None, **kwargs: Any) -> BatchFeature:
+        from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import smart_resize
+
+        patch, merge, temporal = self.patch_size, self.merge_size, self.temporal_patch_size
+        patches, grids = [], []
+        for video in videos:
+            width, height = video[0].size
+            height, width = smart_resize(height, width, factor=patch * merge, min_pixels=self.size["shortest_edge"],
+                                         max_pixels=self.size["longest_edge"])
+            frames = self.normalised(video, height, width)
+            if pad := -len(frames) % temporal:
+                frames = np.concatenate([frames, np.repeat(frames[-1:], pad, axis=0)])
+            grid_t, grid_h, grid_w = len(frames) // temporal, height // patch, width // patch
+            channels = frames.shape[1]
+            cut = frames.reshape(grid_t, temporal, channels, grid_h // merge, merge, patch, grid_w // merge, merge,
+                                 patch)
+            # (time, rows of merged patches, their columns, row in merge, column in merge, channel, frame, y, x)
+            cut = cut.transpose(0, 3, 6, 4, 7, 2, 1, 5, 8)
+            patches.append(cut.reshape(grid_t * grid_h * grid_w, channels * temporal * patch * patch))
+            grids.append([grid_t, grid_h, grid_w])
+        return BatchFeature({"pixel_values_videos": np.concatenate(patches), "video_grid_thw": np.asarray(grids)},
+                            tensor_type=return_tensors)
 
 
 class _FramesVideoConfig(PretrainedConfig):
     """A model type of its own to register the processor under, so no real family's mapping is changed."""
 
     model_type = "mmbatch_frames_video"
+
+
+class _QwenFramesVideoConfig(PretrainedConfig):
+    """The same for :class:`QwenFramesVideoProcessor`."""
+
+    model_type = "mmbatch_qwen_frames_video"
 
 
 def register() -> None:
@@ -73,3 +117,5 @@ def register() -> None:
     register_stand_in()
     AutoVideoProcessor.register(_FramesVideoConfig, video_processor_classes={"torchvision": FramesVideoProcessor},
                                 exist_ok=True)
+    AutoVideoProcessor.register(_QwenFramesVideoConfig,
+                                video_processor_classes={"torchvision": QwenFramesVideoProcessor}, exist_ok=True)
