@@ -129,12 +129,13 @@ def test_repetition_penalty_gives_the_same_answers_in_any_batch(tiny_llava: Path
 
 
 def test_stop_strings_end_the_answer_before_them(tiny_llava: Path, tmp_path: Path) -> None:
-    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(3, copies=1))
+    # Circular copies: groups that share their prefix, as well as padded batches.
+    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(3, copies=2))
     plain = reference_answers(tiny_llava, prepared, max_new_tokens=12)
     text, tokens = plain[1]
     stop = text[len(text) // 2: len(text) // 2 + 2]  # from the middle of row 1's answer
     assert stop.strip() and tokens > 2, plain
-    assert infer(tiny_llava, prepared, tmp_path / "out.parquet", "--batch-size", "3", "--max-new-tokens", "12",
+    assert infer(tiny_llava, prepared, tmp_path / "out.parquet", "--batch-size", "6", "--max-new-tokens", "12",
                  "--gen-arg", f"stop={stop}") == 0
     got = predictions(tmp_path / "out.parquet")
     for index, (answer, count) in plain.items():
@@ -177,3 +178,13 @@ def test_likelihood_rows_are_scored_in_the_same_conversation(tiny_llava: Path, t
         scores[name] = read_table(tmp_path / f"{name}.parquet").frame["choice_logprobs"].to_list()
     assert all(len(row) == 4 for row in scores["system"])
     assert scores["system"] != scores["plain"]
+
+
+def test_top_k_1_sampling_is_greedy(tiny_llava: Path, tmp_path: Path) -> None:
+    prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(3, copies=1))
+    greedy = reference_answers(tiny_llava, prepared, max_new_tokens=8)
+    args = ("--batch-size", "3", "--max-new-tokens", "8", "--temperature", "1.5")
+    assert infer(tiny_llava, prepared, tmp_path / "top1.parquet", *args, "--gen-arg", "top_k=1") == 0
+    assert predictions(tmp_path / "top1.parquet") == greedy  # top_k reached generate
+    assert infer(tiny_llava, prepared, tmp_path / "sampled.parquet", *args, "--gen-arg", "seed=5") == 0
+    assert predictions(tmp_path / "sampled.parquet") != greedy  # at this temperature sampling leaves greedy
