@@ -212,7 +212,7 @@ class RowJournal:
     def _finished_rows(self, path: Path) -> pl.DataFrame:
         if self.columns is not None and path.suffix.lower() == ".parquet":
             present = set(pl.read_parquet_schema(path))
-            return pl.read_parquet(path, columns=[c for c in self.columns if c in present])
+            return pl.read_parquet(path, columns=[c for c in self.columns if c in present], glob=False)
         frame = read_table(path).frame
         return frame if self.columns is None else frame.select([c for c in self.columns if c in frame.columns])
 
@@ -233,7 +233,7 @@ class RowJournal:
 
     def _read_part(self, part: Path) -> list[pl.DataFrame]:
         try:
-            return [pl.read_parquet(part)]
+            return [pl.read_parquet(part, glob=False)]  # the folder's name holds the output's: it may hold "["
         except FileNotFoundError:
             raise
         except Exception as exc:  # polars/pyarrow raise many types for a damaged file
@@ -317,7 +317,7 @@ def committed_rows(progress_dir: str | Path) -> pl.DataFrame | None:
     for _ in range(READ_ATTEMPTS):
         frames: list[pl.DataFrame] = []
         try:
-            frames += [pl.read_parquet(part) for part in sorted(directory.glob(PART_GLOB))]
+            frames += [pl.read_parquet(part, glob=False) for part in sorted(directory.glob(PART_GLOB))]
             for segment in sorted(directory.glob(SEGMENT_GLOB)):
                 frames += read_segment(segment).frames
         except FileNotFoundError:

@@ -129,7 +129,7 @@ def _recorded_prepared(infers: list[dict[str, Any]]) -> Path | None:
 def _prepared_indices(path: Path) -> list[int]:
     if file_format(path) == ".parquet":
         try:
-            return pl.read_parquet(path, columns=["index"])["index"].to_list()
+            return pl.read_parquet(path, columns=["index"], glob=False)["index"].to_list()
         except Exception as exc:  # polars raises several types for a damaged file ("Invalid thrift", a short file)
             raise BadInputError(f"not a readable Parquet file with an 'index' column ({exc})", path=path) from exc
     return [int(i) for i in read_table(path).frame["index"].to_list()]

@@ -85,11 +85,11 @@ def progress(description: str, total: int, unit: str = "rows", *, log_interval_s
         yield bar
         return
     columns = (
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", style="bold", markup=False),  # a model name may hold "[/]"
         BarColumn(),
         MofNCompleteColumn(),
         TaskProgressColumn(),
-        TextColumn("{task.fields[rates]}"),
+        TextColumn("{task.fields[rates]}", markup=False),
         TimeElapsedColumn(),
         TextColumn("ETA"),
         TimeRemainingColumn(),

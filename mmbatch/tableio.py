@@ -92,7 +92,7 @@ def _read_parquet(path: Path) -> Table:
 
     try:
         raw = pq.read_schema(path).metadata or {}
-        frame = pl.read_parquet(path)
+        frame = pl.read_parquet(path, glob=False)  # a path is a name: "x[12].parquet" must not match x1.parquet
     except Exception as exc:  # pyarrow/polars raise many types for a corrupt file
         raise BadInputError(f"not a readable Parquet file ({exc})", path=path) from exc
     return Table(frame, _parse_metadata(raw.get(METADATA_KEY), path))
@@ -111,14 +111,14 @@ def _read_tsv(path: Path) -> pl.DataFrame:
                             f"columns or {len(header):,} bytes, over the limits of {MAX_COLUMNS:,} columns "
                             f"(MAX_COLUMNS) and {MAX_HEADER_BYTES:,} bytes", path=path)
     try:
-        return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"')
+        return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"', glob=False)
     except pl.exceptions.ComputeError:
         # polars checks UTF-8 itself but only says "invalid utf-8 sequence": scan for the line only then, since a
         # scan of every file costs as much as reading it (~1 s for a 400 MB MMBench file).
         _check_utf8(path)
         # A stray quote at the start of an unquoted field breaks quoted parsing (protocols.md §1).
         try:
-            return pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None)
+            return pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None, glob=False)
         except Exception as exc:
             raise BadInputError(f"not a readable TSV file ({_first_line(exc)})", path=path) from exc
     except pl.exceptions.NoDataError as exc:

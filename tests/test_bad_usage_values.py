@@ -87,3 +87,39 @@ def test_a_file_with_no_rows_is_not_scored(tmp_path: Path, capsys: pytest.Captur
     empty.write_text("index\tquestion\tA\tB\tanswer\tprediction\textracted\n", encoding="utf-8")
     assert main(["score", "--input", str(empty), "--output", str(tmp_path / "m.json"), "--benchmark", "mmbench"]) == 2
     assert "no rows" in capsys.readouterr().err and not (tmp_path / "m.json").exists()
+
+
+def test_brackets_in_paths_model_names_and_image_names_are_plain_text(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # Campaign replay, beyond the error line: a path under a folder "a[" named "a[/]..." crashed score's table with a
+    # MarkupError, a model "[/]x" crashed the progress line, an MME image "[/]img" crashed score's warning, and polars
+    # read "p[12].tsv" as a glob (unreadable, or worse, the file p1.tsv).
+    import polars as pl
+
+    from mmbatch.progress import ProgressBar
+    from mmbatch.tableio import read_table
+    from tests.conftest import EXAMPLES
+
+    folder = tmp_path / "a["
+    folder.mkdir()
+    source = tmp_path / "a[" / "]in[12].tsv"  # the path reads "a[/]in[12].tsv"
+    source.write_bytes((EXAMPLES / "mmbench" / "mmbench_example.tsv").read_bytes())
+    (tmp_path / "a[" / "]in1.tsv").write_text("index\tquestion\n1\tdecoy\n", encoding="utf-8")  # what the glob matched
+    prepared, predictions, extracted = (folder / f"]{name}[red].parquet" for name in ("p", "o", "e"))
+    assert main(["prepare", "--benchmark", "mmbench", "--input", str(source), "--output", str(prepared)]) == 0
+    assert read_table(prepared).frame.height == 87
+    assert main(["infer", "--input", str(prepared), "--output", str(predictions), "--backend", "echo", "--model",
+                 "fixed:[/]x"]) == 0
+    assert main(["extract", "--input", str(predictions), "--output", str(extracted), "--no-judge"]) == 0
+    assert main(["score", "--input", str(extracted), "--output", str(folder / "]m[red].json")]) == 0
+    assert "a[/]m[red].json" in capsys.readouterr().err
+
+    ProgressBar("infer [/]x [bold]", 2, "rows", log_interval_s=0).advance()
+    assert "infer [/]x [bold]: 1/2" in capsys.readouterr().err
+
+    mme = tmp_path / "mme.tsv"
+    mme.write_text("index\tcategory\timage_name\tanswer\tprediction\textracted\n"
+                   + "".join(f"{i}\tcount\t[/]img\tYes\tYes\tYes\n" for i in range(3)), encoding="utf-8")
+    assert main(["score", "--input", str(mme), "--output", str(tmp_path / "mme.json"), "--benchmark", "mme"]) == 0
+    assert "[/]img (3 questions)" in capsys.readouterr().err
+    assert pl.read_json(tmp_path / "mme.json").height > 0

@@ -52,6 +52,8 @@ def options(args: argparse.Namespace) -> ScoreJob:
 
 def execute(job: ScoreJob) -> int:
     """Score, write both files and print the tables; exit 0 (bad input raises ``BadInputError``: exit 2)."""
+    from rich.text import Text
+
     from mmbatch.console import console, error_console
     from mmbatch.score.run import run_score
     from mmbatch.score.tables import print_metrics
@@ -60,7 +62,8 @@ def execute(job: ScoreJob) -> int:
     result = written.result
     print_metrics(result.metrics, console)
     for warning in result.warnings:
-        error_console.print(f"[yellow]warning:[/] {warning}", markup=True, highlight=False, soft_wrap=True)
+        # The warning names subtasks and images from the file: plain text, whatever brackets they hold.
+        error_console.print(Text("warning: ", style="yellow") + Text(warning), highlight=False, soft_wrap=True)
     error_console.print(f"wrote {written.metrics} ({result.metrics.height} metrics) and {written.hits} "
                         f"({result.hits.height} rows)", markup=False, highlight=False, soft_wrap=True)
     return EXIT_OK
