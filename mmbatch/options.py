@@ -213,6 +213,15 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0 (a retry delay, a sampling temperature); NaN and inf are refused, as
+    they would reach a server as invalid JSON or a sampler as a crash."""
+    value = float(text)
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} is not a finite number >= 0")
+    return value
+
+
 def positive_int(text: str) -> int:
     """An argparse type: an integer >= 1."""
     value = int(text)

@@ -16,6 +16,10 @@ from mmbatch.cli import main
      "--max-retries", "-1"],
     ["extract", "--input", "p.parquet", "--output", "o.parquet", "--timeout", "nan"],
     ["score", "--input", "e.parquet", "--output", "m.json", "--seed", "-1"],
+    ["extract", "--input", "p.parquet", "--output", "o.parquet", "--retry-backoff", "nan"],
+    ["extract", "--input", "p.parquet", "--output", "o.parquet", "--retry-backoff", "-1"],
+    ["infer", "--input", "p.parquet", "--output", "o.parquet", "--backend", "echo", "--model", "answer",
+     "--temperature", "nan"],
 ])
 def test_out_of_range_values_are_usage_errors(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.extract.choice_rules import CHOICE_RULES, DEFAULT_CHOICE_RULES
-from mmbatch.options import non_negative_int, positive_float, positive_int
+from mmbatch.options import non_negative_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
     from mmbatch.extract.options import ExtractOptions
@@ -48,7 +48,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=positive_float, default=60.0, help="seconds per judge request (default 60)")
     parser.add_argument("--max-retries", type=non_negative_int, default=5,
                         help="retries per judge request on 429/5xx/timeouts/garbage (default 5)")
-    parser.add_argument("--retry-backoff", type=float, default=1.0,
+    parser.add_argument("--retry-backoff", type=non_negative_float, default=1.0,
                         help="first retry delay in seconds, doubled each retry, with jitter; a Retry-After header "
                         "wins (default 1)")
     parser.add_argument("--choice-rules", choices=tuple(CHOICE_RULES), default=DEFAULT_CHOICE_RULES,

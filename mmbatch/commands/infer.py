@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmbatch.backends.registry import BACKENDS, backend_names
-from mmbatch.options import non_negative_int, positive_float, positive_int
+from mmbatch.options import non_negative_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
     from mmbatch.infer.settings import InferOptions
@@ -36,7 +36,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--batch-size", type=positive_int, default=8, help="rows per forward pass (hf; default 8)")
     parser.add_argument("--max-new-tokens", type=positive_int, default=512,
                         help="longest generated answer in tokens (default 512)")
-    parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0: greedy)")
+    parser.add_argument("--temperature", type=non_negative_float, default=0.0,
+                        help="sampling temperature (default 0: greedy)")
     parser.add_argument("--dtype", choices=("auto", "bfloat16", "float16", "float32"), default="auto",
                         help="weights dtype (hf; default auto)")
     parser.add_argument("--device", default="auto", help="auto (CUDA when present), cpu, cuda or cuda:N (hf)")
