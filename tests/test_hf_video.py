@@ -77,6 +77,13 @@ def build_with_video_input(family: str, directory):
             image_mean=tuple(images.image_mean), image_std=tuple(images.image_std))
         processor.save_pretrained(directory)
         return directory
+    if family == "Gemma 4":
+        from tests.support.families import gemma4
+        from tests.support.frames_video_processor import Gemma4FramesVideoProcessor
+
+        gemma4.build_gemma4(directory, video_processor=Gemma4FramesVideoProcessor(
+            patch_size=gemma4.PATCH, pooling_kernel_size=gemma4.POOLING, max_soft_tokens=gemma4.SOFT_TOKENS))
+        return directory
     name, settings = VIDEO_FAMILIES[family]
     module = importlib.import_module(f"tests.support.families.{name}")
     getattr(module, f"build_{name}")(
@@ -84,7 +91,7 @@ def build_with_video_input(family: str, directory):
     return directory
 
 
-@pytest.fixture(scope="module", params=sorted([*VIDEO_FAMILIES, *QWEN_FAMILIES]))
+@pytest.fixture(scope="module", params=sorted([*VIDEO_FAMILIES, *QWEN_FAMILIES, "Gemma 4"]))
 def video_dir(request, tmp_path_factory):
     """The matrix's tiny model of the family, with a processor whose video input works here."""
     return build_with_video_input(request.param, tmp_path_factory.mktemp("video"))

@@ -98,6 +98,30 @@ class QwenFramesVideoProcessor(FramesVideoProcessor):
                             tensor_type=return_tensors)
 
 
+class Gemma4FramesVideoProcessor(FramesVideoProcessor):
+    """What Gemma 4's video processor does with frames already sampled: each frame goes through the steps of its
+    image processor (resized keeping the aspect ratio to at most ``max_soft_tokens`` × pooling² patches, rescaled,
+    cut into patches padded to that budget, with their positions), here its PIL image processor; the frames of all
+    videos are concatenated, with each video's frame count and soft tokens per frame."""
+
+    patch_size = 16
+    pooling_kernel_size = 3
+    max_soft_tokens = 70
+
+    def _preprocess(self, videos: list[list[Image.Image]], return_tensors: Any = None, **kwargs: Any) -> BatchFeature:
+        from transformers import Gemma4ImageProcessorPil
+
+        frames = Gemma4ImageProcessorPil(patch_size=self.patch_size, pooling_kernel_size=self.pooling_kernel_size,
+                                         max_soft_tokens=self.max_soft_tokens)
+        done = [frames(images=video, return_tensors="np") for video in videos]
+        return BatchFeature({
+            "pixel_values_videos": np.concatenate([video["pixel_values"] for video in done]),
+            "video_position_ids": np.concatenate([video["image_position_ids"] for video in done]),
+            "num_frames_per_video": [len(video) for video in videos],
+            "num_soft_tokens_per_video": [int(video["num_soft_tokens_per_image"][0]) for video in done],
+        }, tensor_type=return_tensors)
+
+
 class _FramesVideoConfig(PretrainedConfig):
     """A model type of its own to register the processor under, so no real family's mapping is changed."""
 
@@ -110,6 +134,12 @@ class _QwenFramesVideoConfig(PretrainedConfig):
     model_type = "mmbatch_qwen_frames_video"
 
 
+class _Gemma4FramesVideoConfig(PretrainedConfig):
+    """The same for :class:`Gemma4FramesVideoProcessor`."""
+
+    model_type = "mmbatch_gemma4_frames_video"
+
+
 def register() -> None:
     """Let ``AutoVideoProcessor`` (so ``AutoProcessor.from_pretrained``) load a saved one. Idempotent."""
     from tests.support.video_standin import register as register_stand_in
@@ -119,3 +149,5 @@ def register() -> None:
                                 exist_ok=True)
     AutoVideoProcessor.register(_QwenFramesVideoConfig,
                                 video_processor_classes={"torchvision": QwenFramesVideoProcessor}, exist_ok=True)
+    AutoVideoProcessor.register(_Gemma4FramesVideoConfig,
+                                video_processor_classes={"torchvision": Gemma4FramesVideoProcessor}, exist_ok=True)

@@ -36,8 +36,14 @@ PATCH, POOLING, SOFT_TOKENS = 4, 2, 70
 accepts): up to 280 patches of 4 px, pooled 2 × 2."""
 
 
-def build_gemma4(directory: Path) -> None:
-    """Save a tiny Gemma 4 (one sliding and one full attention layer)."""
+def build_gemma4(directory: Path, video_processor=None) -> None:
+    """Save a tiny Gemma 4 (one sliding and one full attention layer).
+
+    Args:
+        directory: Where to save it.
+        video_processor: What fills the processor's video slot (the stand-in that refuses video by default; the
+            processor reads its patch settings).
+    """
     import torch
     from transformers import (
         Gemma4AudioFeatureExtractor,
@@ -53,11 +59,12 @@ def build_gemma4(directory: Path) -> None:
                                  named=TOKENS)
     image_processor = Gemma4ImageProcessorPil(patch_size=PATCH, pooling_kernel_size=POOLING,
                                               max_soft_tokens=SOFT_TOKENS)
+    if video_processor is None:
+        video_processor = VideoProcessorStandIn(patch_size=PATCH, pooling_kernel_size=POOLING,
+                                                max_soft_tokens=SOFT_TOKENS)
     processor = Gemma4Processor(
         feature_extractor=Gemma4AudioFeatureExtractor(), image_processor=image_processor, tokenizer=tokenizer,
-        video_processor=VideoProcessorStandIn(patch_size=PATCH, pooling_kernel_size=POOLING,
-                                              max_soft_tokens=SOFT_TOKENS),
-        chat_template=CHAT_TEMPLATE, image_seq_length=SOFT_TOKENS)
+        video_processor=video_processor, chat_template=CHAT_TEMPLATE, image_seq_length=SOFT_TOKENS)
     ids = {name: tokenizer.convert_tokens_to_ids(token) for name, token in TOKENS.items()}
     config = Gemma4Config(
         # The processor added its video token to the tokenizer: the vocabulary is counted after it.
