@@ -70,6 +70,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Mllama", "mllama", "build_mllama"),
     Family("Aya Vision", "aya_vision", "build_aya_vision"),
     Family("Janus", "janus", "build_janus_pro"),
+    Family("Ovis2", "ovis2", "build_ovis2"),
     Family("DeepSeek-VL", "deepseek_vl", "build_deepseek_vl"),
     Family("DeepSeek-VL hybrid", "deepseek_vl", "build_deepseek_vl_hybrid"),
     Family("PaliGemma", "paligemma", "build_paligemma", prefix_lm=True),
