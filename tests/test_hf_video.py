@@ -50,10 +50,11 @@ VIDEO_FAMILIES = {
 }
 """Families whose builder takes a video processor, by the matrix's name: builder module, video processor settings."""
 
-QWEN_FAMILIES = {"Qwen2-VL": "build_qwen2_vl", "Qwen2.5-VL": "build_qwen2_5_vl", "Qwen3-VL": "build_qwen3_vl"}
+QWEN_FAMILIES = {"Qwen2-VL": "build_qwen2_vl", "Qwen2.5-VL": "build_qwen2_5_vl", "Qwen3-VL": "build_qwen3_vl",
+                 "Qwen3.5": "build_qwen3_5"}
 """Qwen-VL families (``tests/support/families/qwen_vl.py``): built as the matrix builds them, then their video slot
 gets :class:`~tests.support.frames_video_processor.QwenFramesVideoProcessor` with the stand-in's patch settings.
-Qwen2.5-VL's time positions and Qwen3-VL's timestamps come from the frames' times."""
+Qwen2.5-VL's time positions and Qwen3-VL's and Qwen3.5's timestamps come from the frames' times."""
 
 
 def build_with_video_input(family: str, directory):
