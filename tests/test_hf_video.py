@@ -1,9 +1,10 @@
 """``--video-as``: video rows given to a processor that takes video as one video, or as their frames as images.
 
-The video path runs on the matrix's tiny LLaVA-OneVision, InternVL, SmolVLM and Qwen-VL models with torchvision-free
-video processors (:mod:`tests.support.frames_video_processor`: the library's need torchvision): a video row's answer
-equals ``model.generate`` on the model's own ``apply_chat_template`` inputs with the video, its option log-probs equal a
-plain forward pass per option, and batches mixing video and image rows change nothing.
+The video path runs on the matrix's tiny LLaVA-OneVision, InternVL, SmolVLM, Gemma 4, Qwen-VL (Qwen2-VL to Qwen3.5) and
+GLM-4V models with torchvision-free video processors (:mod:`tests.support.frames_video_processor`: the library's need
+torchvision): a video row's answer equals ``model.generate`` on the model's own ``apply_chat_template`` inputs with the
+video, its option log-probs equal a plain forward pass per option, and batches mixing video and image rows change
+nothing.
 """
 
 from __future__ import annotations
@@ -50,11 +51,14 @@ VIDEO_FAMILIES = {
 }
 """Families whose builder takes a video processor, by the matrix's name: builder module, video processor settings."""
 
-QWEN_FAMILIES = {"Qwen2-VL": "build_qwen2_vl", "Qwen2.5-VL": "build_qwen2_5_vl", "Qwen3-VL": "build_qwen3_vl",
-                 "Qwen3.5": "build_qwen3_5"}
-"""Qwen-VL families (``tests/support/families/qwen_vl.py``): built as the matrix builds them, then their video slot
-gets :class:`~tests.support.frames_video_processor.QwenFramesVideoProcessor` with the stand-in's patch settings.
-Qwen2.5-VL's time positions and Qwen3-VL's and Qwen3.5's timestamps come from the frames' times."""
+QWEN_FAMILIES = {"Qwen2-VL": ("qwen_vl", "build_qwen2_vl"), "Qwen2.5-VL": ("qwen_vl", "build_qwen2_5_vl"),
+                 "Qwen3-VL": ("qwen_vl", "build_qwen3_vl"), "Qwen3.5": ("qwen_vl", "build_qwen3_5"),
+                 "GLM-4V": ("glm4v", "build_glm4v")}
+"""Families with Qwen2-VL's video layout (frame pairs cut into merged patches, M-RoPE time positions), by the matrix's
+name: builder module and function. Built as the matrix builds them, then their video slot gets
+:class:`~tests.support.frames_video_processor.QwenFramesVideoProcessor` with the stand-in's patch settings.
+Qwen2.5-VL's time positions and the timestamps of Qwen3-VL, Qwen3.5 and GLM-4V come from the frames' times; Qwen3.5's
+linear attention scores each option in a full pass and shares no group prefix."""
 
 
 def build_with_video_input(family: str, directory):
@@ -67,9 +71,8 @@ def build_with_video_input(family: str, directory):
     if family in QWEN_FAMILIES:
         from transformers import AutoProcessor
 
-        from tests.support.families import qwen_vl
-
-        getattr(qwen_vl, QWEN_FAMILIES[family])(directory)
+        module_name, builder = QWEN_FAMILIES[family]
+        getattr(importlib.import_module(f"tests.support.families.{module_name}"), builder)(directory)
         processor = AutoProcessor.from_pretrained(directory)
         stand_in, images = processor.video_processor, processor.image_processor
         processor.video_processor = QwenFramesVideoProcessor(
