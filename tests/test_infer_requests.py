@@ -104,6 +104,23 @@ def test_videos_and_frame_lists(tmp_path: Path) -> None:
         requests.build(row(frame, 3))
 
 
+def test_frames_of_a_video_without_a_frame_rate_have_no_times(tmp_path: Path, monkeypatch) -> None:
+    """decord reports 0 (or NaN) frames per second for some files: their frames get no times, not times made up."""
+    from PIL import Image
+
+    from mmbatch import video
+    from mmbatch.infer import requests as requests_module
+
+    def no_rate(path, request):
+        return video.VideoFrames([Image.new("RGB", (4, 4))] * 2, [0, 5], 10, 0.0)
+
+    monkeypatch.setattr(requests_module, "read_video_frames", no_rate)
+    (tmp_path / "v.mp4").write_bytes(b"")
+    frame = prepared_frame(1, copies=1).drop("image").with_columns(pl.Series("video_path", ["v.mp4"]))
+    request = builder(frame, tmp_path).build(row(frame, 1))
+    assert request.is_video and len(request.images) == 2 and request.frame_timing is None
+
+
 def test_likelihood_options_content_and_letter(tmp_path: Path) -> None:
     frame = prepared_frame(2, copies=1, mode="likelihood").with_columns(
         pl.when(pl.col("index") == 2).then(None).otherwise(pl.col("C")).alias("C"))

@@ -194,7 +194,9 @@ class RequestBuilder:
             video = read_video_frames(paths[0], self._frame_request(row))
         except (OSError, ValueError) as exc:
             raise RowError(f"column 'video_path': {exc}") from exc
-        return video.images, FrameTiming(tuple(video.indices), video.video_len, video.fps)
+        # A file whose frame rate decord cannot tell (0, NaN) gives its frames no times rather than made-up ones.
+        known_rate = math.isfinite(video.fps) and video.fps > 0
+        return video.images, FrameTiming(tuple(video.indices), video.video_len, video.fps) if known_rate else None
 
     def _frame_request(self, row: dict[str, Any]) -> FrameRequest:
         dimension = row.get("question_type_id") if row.get("benchmark") == SEED_BENCHMARK else None
