@@ -61,3 +61,19 @@ def test_an_encoder_decoder_model_is_refused() -> None:
     with pytest.raises(BadInputError, match=r"Florence2ForConditionalGeneration.*encoder-decoder"):
         refuse_encoder_decoder(Florence2ForConditionalGeneration(), "microsoft/Florence-2-base")
     refuse_encoder_decoder(SimpleNamespace(config=SimpleNamespace(is_encoder_decoder=False)), "a/decoder-only")
+
+
+def test_the_vllm_backend_refuses_likelihood_rows_of_a_prefix_lm() -> None:
+    """vLLM would join the option to the prompt as text; PaliGemma's own score is of its processor's suffix."""
+    from types import SimpleNamespace
+
+    from transformers import AutoProcessor
+
+    from mmbatch.backends.vllm_engine import VLLMBackend
+
+    engine = VLLMBackend.__new__(VLLMBackend)  # the processor's part alone: no engine is started
+    engine.options = SimpleNamespace(model="google/paligemma-3b-mix-224")
+    engine.processor = AutoProcessor.from_pretrained(family_model("PaliGemma"))
+    assert "--backend hf" in (engine.likelihood_refusal() or "")
+    engine.processor = AutoProcessor.from_pretrained(family_model("LLaVA-1.5"))
+    assert engine.likelihood_refusal() is None

@@ -21,7 +21,13 @@ from typing import Any
 
 from mmbatch.backends.base import BackendOptions, Request, Result, with_system_prompt
 from mmbatch.backends.hf.boundaries import JOIN_RULE, join_text, split_continuation
-from mmbatch.backends.hf.messages import VIDEO_AS, chat_text, check_system_prompt, template_has_bos
+from mmbatch.backends.hf.messages import (
+    VIDEO_AS,
+    chat_text,
+    check_system_prompt,
+    takes_answer_as_suffix,
+    template_has_bos,
+)
 from mmbatch.errors import BadInputError
 
 SAMPLING_SEED = 0
@@ -138,7 +144,12 @@ class VLLMBackend:
         }
 
     def likelihood_refusal(self) -> str | None:
-        """None: prompt log-probs score any option text."""
+        """Why this model's options cannot be scored here, or None: prompt log-probs score any option text joined to
+        the prompt, except the answer of a prefix LM (PaliGemma), which its processor takes as a suffix after a
+        newline it writes itself; only the hf backend scores that suffix."""
+        if takes_answer_as_suffix(self.processor):
+            return (f"{self.options.model!r} scores an answer as its processor's suffix (a prefix LM, PaliGemma), "
+                    "which the vllm backend does not do; run the likelihood rows with --backend hf")
         return None
 
     def _seed(self) -> int:
