@@ -324,6 +324,19 @@ def test_frames_without_times_are_refused_where_the_processor_reads_times() -> N
     assert as_model_input([video], "frames")[0].images == video.images
 
 
+def test_a_processor_call_never_mixes_videos_and_images(backends) -> None:
+    """Rows of one processor call are all videos or all images (given as images, a video's frames would be read as
+    pictures): the batches are cut by kind, and ``encode`` refuses a mixed one."""
+    from mmbatch.backends.hf.messages import encode, media_kind, uniform_batches
+
+    given = as_model_input(rows(), "video")
+    assert [[media_kind(r) for r in batch] for batch in uniform_batches(given, 4)] == [
+        ["video"], ["images"], ["video"], ["images"], ["video"]]
+    processor = backends[1].loaded.processor
+    with pytest.raises(ValueError, match="mixes rows given as videos with rows given as images"):
+        encode(processor, [chat_text(processor, r) for r in given[:2]], [r.images for r in given[:2]], "cpu", None)
+
+
 def test_video_as_is_a_flag_and_a_resume_setting(tmp_path, capsys) -> None:
     """``--video-as`` is the ``video_as`` backend option: part of the resume settings, refused by backends without it,
     and ``video`` for a model whose processor takes no video stops the run before any row (exit 2)."""

@@ -116,8 +116,11 @@ def encode(processor: Any, texts: Sequence[str], images: Sequence[Sequence[Any]]
     special: dict[str, Any] = {"add_special_tokens": False} if template_has_bos(processor.tokenizer, texts) else {}
     if suffixes is not None:
         special["suffix"] = list(suffixes)
-    if images and all(isinstance(row, FramesAsVideo) for row in images):
-        videos = [row for row in images if isinstance(row, FramesAsVideo)]
+    videos = [row for row in images if isinstance(row, FramesAsVideo)]
+    if videos and len(videos) != len(images):
+        # A processor call takes one kind; given as images, the videos' frames would be read as pictures.
+        raise ValueError("a batch mixes rows given as videos with rows given as images (uniform_batches splits them)")
+    if videos:
         # The frames are already the sampled ones: the processor must not sample again, and it reads their place in
         # the video from the metadata (timestamps, time positions) instead of assuming a frame rate.
         inputs = processor(text=list(texts), videos=[list(video) for video in videos],
