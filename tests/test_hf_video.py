@@ -281,6 +281,45 @@ def test_timestamps_come_from_where_the_frames_lie_in_the_video(tmp_path) -> Non
         backend.close()
 
 
+def test_a_video_file_through_infer_reaches_the_model_with_its_frames_times(tmp_path) -> None:
+    """``mmbatch infer --video-as video`` on SmolVLM: the stage decodes the video file's frames and their times, and
+    the answer equals ``model.generate`` on the model's own inputs for those frames at those times."""
+    import polars as pl
+
+    from mmbatch.cli import main
+    from mmbatch.tableio import read_metadata, read_table
+    from mmbatch.video import FrameRequest, read_video_frames
+    from tests.support.prepared_files import prepared_frame, write_prepared
+    from tests.test_video import make_video
+
+    model = build_with_video_input("SmolVLM", tmp_path / "model")
+    make_video(tmp_path / "clip.mp4", frames=30, fps=10)
+    frame = prepared_frame(1, copies=1).drop("image").with_columns(pl.Series("video_path", ["clip.mp4"]))
+    prepared = write_prepared(tmp_path / "prepared.parquet", frame)
+    output = tmp_path / "predictions.parquet"
+    assert main(["infer", "--input", str(prepared), "--output", str(output), "--backend", "hf", "--model", str(model),
+                 "--device", "cpu", "--dtype", "float32", "--max-new-tokens", "6", "--num-frames", "4"]) == 0
+    [row] = read_table(output).frame.iter_rows(named=True)
+    assert read_metadata(output)["infer"]["backend_settings"]["video_as"] == "video"
+
+    decoded = read_video_frames(tmp_path / "clip.mp4", FrameRequest(num_frames=4))
+    request = Request(index=1, prompt=row["prompt"], images=decoded.images, is_video=True,
+                      frame_timing=FrameTiming(tuple(decoded.indices), decoded.video_len, decoded.fps))
+    backend = create_backend(HfOptions(model=str(model), device="cpu", dtype="float32"))
+    try:
+        inputs = own_template_inputs(backend.loaded.processor, request, as_video=True)
+        assert "00:02" in backend.loaded.processor.tokenizer.decode(inputs["input_ids"][0])  # the last frame's time
+        import torch
+
+        with torch.inference_mode():
+            out = backend.loaded.model.generate(**inputs, max_new_tokens=6, do_sample=False)
+        expected = backend.loaded.processor.tokenizer.decode(out[0, inputs["input_ids"].shape[1]:],
+                                                             skip_special_tokens=True).strip()
+    finally:
+        backend.close()
+    assert row["error"] is None and row["prediction"] == expected
+
+
 def test_video_as_frames_gives_the_frames_as_images(video_dir) -> None:
     backend = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=4,
                                        video_as="frames"))
