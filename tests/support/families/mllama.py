@@ -24,7 +24,8 @@ CHAT_TEMPLATE = (
 
 
 def build_mllama(directory: Path) -> None:
-    """Save a tiny Mllama: 28 px tiles of 14 px patches, up to 4 tiles, a cross-attention layer between two plain."""
+    """Save a tiny Mllama: 56 px tiles of 14 px patches, up to 4 tiles (the matrix's pictures take 1, 2 and 4), a
+    cross-attention layer between two plain ones."""
     import torch
     from transformers import (
         MllamaConfig,
@@ -37,7 +38,7 @@ def build_mllama(directory: Path) -> None:
 
     tokenizer = named_tokenizer({"image_token": "<|image|>"}, add_bos=True, others=(
         "<|python_tag|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"))
-    tile, patch, vision_hidden, intermediate_layers = 28, 14, 32, [0, 1]
+    tile, patch, vision_hidden, intermediate_layers = 56, 14, 32, [0, 1]
     processor = MllamaProcessor(
         image_processor=MllamaImageProcessorPil(size={"height": tile, "width": tile}, max_image_tiles=4),
         tokenizer=tokenizer, chat_template=CHAT_TEMPLATE)
