@@ -17,10 +17,12 @@ import importlib
 import inspect
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 CACHE = Path(__file__).resolve().parents[3] / ".cache" / "tiny-families"
 """Where built models are kept between test runs (ignored by git)."""
@@ -53,6 +55,7 @@ class Family:
 FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-1.5", "llava", "build_llava_15"),
     Family("LLaVA-NeXT", "llava_next", "build_llava_next"),
+    Family("LLaVA-NeXT-Video", "llava_next_video", "build_llava_next_video"),
     Family("VipLLaVA", "vipllava", "build_vipllava"),
     Family("InternVL", "internvl", "build_internvl"),
     Family("LLaVA-OneVision", "llava_onevision", "build_llava_onevision"),
@@ -84,8 +87,8 @@ def family_model(name: str) -> Path:
 
     The build goes to a temporary sibling first and is renamed into place, so an interrupted run, or two runs at once,
     never leave a half-saved model behind. The folder name carries a digest of the ``transformers`` version, the
-    builder module's source and that of the shared parts (``parts``, ``tiny_janus``, ``tiny_models``,
-    ``tiny_tokenizer``), so a changed builder or library builds anew.
+    builder module's source and that of every test-support module it draws on (:func:`builder_sources`), so a
+    changed builder, shared part or library builds anew.
     """
     import transformers
 
@@ -98,12 +101,7 @@ def family_model(name: str) -> Path:
     pixtral_standin.register()
     family = FAMILIES[name]
     builder = family.build_function()
-    # The builder's own module and the pieces every builder shares: a change to any of them builds anew.
-    from tests.support import tiny_janus, tiny_models, tiny_tokenizer
-    from tests.support.families import parts
-
-    source = "".join(inspect.getsource(module)
-                     for module in (inspect.getmodule(builder), parts, tiny_janus, tiny_models, tiny_tokenizer))
+    source = builder_sources(importlib.import_module(f"tests.support.families.{family.module}"))
     key = hashlib.sha256(f"{transformers.__version__}\n{family}\n{source}".encode()).hexdigest()[:12]
     directory = CACHE / f"{family.module}-{family.builder}-{key}"
     if (directory / "config.json").is_file():
@@ -121,3 +119,22 @@ def family_model(name: str) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return directory
+
+
+def builder_sources(module: ModuleType) -> str:
+    """The source of ``module`` and of every ``tests.support`` module it draws on, directly or through another: the
+    modules it imports and those that define the functions, classes and values with a home module it imports
+    (``parts``, ``tiny_models``, ``tiny_tokenizer``, a sibling builder...). A builder that needs a sibling's plain
+    constants imports the sibling module itself, so that its source counts."""
+    found: dict[str, str] = {}
+    pending = [module]
+    while pending:
+        current = pending.pop()
+        if current.__name__ in found:
+            continue
+        found[current.__name__] = inspect.getsource(current)
+        for value in vars(current).values():
+            home = value if inspect.ismodule(value) else sys.modules.get(getattr(value, "__module__", None) or "")
+            if home is not None and home.__name__.startswith("tests.support") and home.__name__ not in found:
+                pending.append(home)
+    return "".join(found[name] for name in sorted(found))
