@@ -57,6 +57,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LLaVA-NeXT", "llava_next", "build_llava_next"),
     Family("LLaVA-NeXT-Video", "llava_next_video", "build_llava_next_video"),
     Family("VipLLaVA", "vipllava", "build_vipllava"),
+    Family("Video-LLaVA", "video_llava", "build_video_llava"),
     Family("InternVL", "internvl", "build_internvl"),
     Family("LLaVA-OneVision", "llava_onevision", "build_llava_onevision"),
     Family("SmolVLM", "smolvlm", "build_smolvlm"),
