@@ -188,7 +188,7 @@ def test_group_prefix_sharing_changes_nothing(backends, family) -> None:
     """Rows of one group prefill their common prefix once where the model's cache can be continued (plain attention;
     M-RoPE at the model's offsets), and run as strangers where it cannot (linear attention, sliding windows...):
     answers and option log-probs are those of the same rows without a group either way."""
-    from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+    from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
     from mmbatch.backends.hf.group_prefix import per_token_inputs
     from mmbatch.backends.hf.messages import encode
 
@@ -203,7 +203,7 @@ def test_group_prefix_sharing_changes_nothing(backends, family) -> None:
     loaded = backend.loaded
     # The two reasons a group may not share: the model's cache (linear attention, sliding windows...) or per-token
     # inputs besides the tokens that the shared passes do not rebuild (Mllama's cross_attention_mask).
-    blocker = cache_reuse_blocker(loaded.model) or ", ".join(per_token_inputs(
+    blocker = prefix_sharing_blocker(loaded.model) or ", ".join(per_token_inputs(
         encode(loaded.processor, [chat_text(loaded.processor, grouped[0])], [grouped[0].images], "cpu", None))) or None
     # The test means something only if the grouped rows really took the shared path where the model allows it.
     assert (shared != shared_before) == (blocker is None), blocker

@@ -13,7 +13,7 @@ from PIL import Image
 
 from mmbatch.backends.base import Request
 from mmbatch.backends.hf import create_backend
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
+from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, prefix_sharing_blocker, rope_offsets_holder
 from mmbatch.backends.hf.likelihood import score_request
 from mmbatch.backends.hf.likelihood_batch import score_batch
 from mmbatch.backends.hf.options import HfOptions
@@ -99,9 +99,11 @@ def logprobs(results) -> list[list[float]]:
 def test_every_likelihood_path_of_m_rope_models_equals_a_full_pass_per_option(name) -> None:
     """The prompt once, options on its cache at the model's own positions (real tokens + the row's ``rope_deltas``):
     per row, and for rows left-padded into one prompt pass (what a GPU runs), with and without images. Qwen3.5's
-    linear-attention cache takes a full pass per option on every path instead of failing."""
+    linear-attention layers continue their convolution and recurrent states too (they failed with
+    'LinearAttentionLayer' object has no attribute 'batch_select_indices')."""
     backend = create_backend(HfOptions(model=str(family_model(name)), dtype="float32", device="cpu"))
     loaded = backend.loaded
+    assert cache_reuse_blocker(loaded.model) is None, "the paths under test are the cache-continuing ones"
     for with_images in (True, False):
         batch = rows(with_images)
         expected = logprobs([score_request(loaded, request, separately=True) for request in batch])
@@ -151,4 +153,14 @@ def test_m_rope_groups_share_their_prefix_and_change_nothing(name) -> None:
     for shared, single in zip(together, alone, strict=True):
         assert shared == pytest.approx(single, abs=1e-4)
     assert backend.likelihood_sharing.shared_rows == 5
+    backend.close()
+
+
+def test_linear_attention_shares_no_group_prefix() -> None:
+    """Qwen3.5's options continue its cache, but a group's rows would put padding between the shared prefix and their
+    own rest, which its linear-attention state would not ignore: they run unshared."""
+    backend = create_backend(HfOptions(model=str(family_model("Qwen3.5")), dtype="float32", device="cpu"))
+    assert cache_reuse_blocker(backend.loaded.model) is None
+    assert prefix_sharing_blocker(backend.loaded.model) == (
+        "recurrent layers (linear_attention): padding after a shared prefix would reach their state")
     backend.close()

@@ -18,7 +18,7 @@ from PIL import Image
 from mmbatch.backends.base import FrameTiming, Request
 from mmbatch.backends.hf import create_backend
 from mmbatch.backends.hf.boundaries import join_text
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
 from mmbatch.backends.hf.messages import chat_text, template_has_bos
 from mmbatch.backends.hf.options import HfOptions
 from mmbatch.backends.hf.video import (
@@ -254,8 +254,8 @@ def test_circular_copies_of_a_video_question_share_their_prefix_and_change_nothi
     assert run(grouped, False) == run(strangers, False)
     for together, alone in zip(run(grouped, True), run(strangers, True), strict=True):
         assert together == pytest.approx(alone, abs=1e-4)
-    # Shared where the model allows it (cache_reuse_blocker names the caches that cannot be continued).
-    shares = cache_reuse_blocker(backend.loaded.model) is None
+    # Shared where the model allows it (prefix_sharing_blocker names the caches that cannot be continued so).
+    shares = prefix_sharing_blocker(backend.loaded.model) is None
     assert (backend.sharing.shared_rows > shared_before[0]) == shares
     assert (backend.likelihood_sharing.shared_rows > shared_before[1]) == shares
 

@@ -1,29 +1,37 @@
-"""Whether option passes may continue a row's prompt on its reused key/value cache, and at which positions.
+"""Whether option passes may continue a row's prompt on its reused cache, and at which positions.
 
-The fast likelihood paths run the prompt once and feed each option on top of the cached keys and values. That is the
-model's own computation only if the option tokens get the positions the model itself would give them after the
-prompt:
+The fast likelihood paths run the prompt once and feed each option on top of its cache (the prompt's keys and
+values, or the recurrent state of linear-attention layers). That is the model's own computation only if the option
+tokens get the positions the model itself would give them after the prompt:
 
 - plain positions: the count of the row's real tokens before them;
-- multimodal rotary positions (M-RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, GLM-4V): the model derives 3-D time, height
-  and width positions for image tokens from the whole prompt, and text after the last image continues from the
-  largest position used. After each prompt pass the model keeps the offset of that continuation per row
+- multimodal rotary positions (M-RoPE: Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4V): the model derives 3-D time,
+  height and width positions for image tokens from the whole prompt, and text after the last image continues from
+  the largest position used. After each prompt pass the model keeps the offset of that continuation per row
   (``rope_deltas``: largest position + 1 - real tokens) on the module that computes the positions, and its own
   ``generate`` places new tokens at real-token count + offset. The option pass does the same
   (:func:`rope_offsets_holder`).
 
-A cache that is not plain attention cannot be selected or repeated per option (the linear-attention layers of
-Qwen3.5 keep a recurrent state, sliding-window and chunked layers of Gemma 3 and Llama 4 keep a window): there every
-option gets its own full pass, with positions the model derives itself (:func:`cache_reuse_blocker`), and rows of one
-group do not share a prefix pass (:mod:`group_prefix`, :mod:`group_likelihood`), which continues a cache the same way.
+Caches the option pass can continue (:data:`CONTINUABLE_LAYER_TYPES`): plain attention, and the linear-attention
+(gated delta net) layers of Qwen3.5, whose convolution and recurrent states the model carries on over several new
+tokens and which ``reorder_cache`` selects per option row. Left padding before a prompt leaves such a state at zero,
+as without padding; padding after it is never read. Other caches (sliding-window and chunked layers of Gemma 3 and
+Llama 4 keep a window) give every option its own full pass, with positions the model derives itself
+(:func:`cache_reuse_blocker`). Rows of one group sharing a prefix pass (:mod:`group_prefix`, :mod:`group_likelihood`)
+put padding between the prefix and each row's rest: attention masks it, but a linear-attention state would decay
+over it, so such layers share no prefix (:func:`prefix_sharing_blocker`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-PLAIN_LAYER_TYPES = frozenset({"full_attention", "attention"})
-"""``layer_types`` values that keep a plain key/value cache."""
+CONTINUABLE_LAYER_TYPES = frozenset({"full_attention", "attention", "linear_attention"})
+"""``layer_types`` values whose cache an option pass may continue: plain keys and values, and linear attention's
+convolution and recurrent states."""
+
+RECURRENT_LAYER_TYPES = frozenset({"linear_attention"})
+"""``layer_types`` values that keep a recurrent state, which padding inside a sequence would change."""
 
 def _parts(model: Any) -> list[Any]:
     """The model and its inner model (``ForConditionalGeneration.model``), where position machinery lives."""
@@ -56,11 +64,31 @@ def cache_reuse_blocker(model: Any) -> str | None:
     """Why option passes must not continue ``model``'s prompt cache, or None when they may."""
     if has_multimodal_positions(model) and rope_offsets_holder(model) is None:
         return "multimodal rotary positions (M-RoPE) whose offsets the model does not keep"
-    config = model.config
-    text = getattr(config, "text_config", None) or config
-    other = sorted({str(kind) for kind in getattr(text, "layer_types", None) or [] if kind not in PLAIN_LAYER_TYPES})
+    text = _text_config(model)
+    other = sorted({str(kind) for kind in _layer_types(model) if kind not in CONTINUABLE_LAYER_TYPES})
     if other:
-        return f"layers that keep no plain attention cache ({', '.join(other)})"
+        return f"layers whose cache cannot be continued ({', '.join(other)})"
     if getattr(text, "sliding_window", None) and getattr(text, "use_sliding_window", True):
         return "sliding-window attention"
     return None
+
+
+def prefix_sharing_blocker(model: Any) -> str | None:
+    """Why rows of one group must not share a prefill of their common prefix on ``model``, or None when they may."""
+    if (blocker := cache_reuse_blocker(model)) is not None:
+        return blocker
+    recurrent = sorted({str(kind) for kind in _layer_types(model) if kind in RECURRENT_LAYER_TYPES})
+    if recurrent:
+        return f"recurrent layers ({', '.join(recurrent)}): padding after a shared prefix would reach their state"
+    return None
+
+
+def _text_config(model: Any) -> Any:
+    """The configuration of the model's text part (the model's own when it has no separate one)."""
+    config = model.config
+    return getattr(config, "text_config", None) or config
+
+
+def _layer_types(model: Any) -> list[Any]:
+    """The text layers' kinds (``full_attention``, ``linear_attention``...); empty when the configuration lists none."""
+    return list(getattr(_text_config(model), "layer_types", None) or [])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mmbatch.backends.base import Request
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
+from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker
 from mmbatch.backends.hf.group_prefix import (
     PlannedGroup,
     SharingCounts,
@@ -112,7 +112,7 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
             end += 1
         group = rows[position:end]
         position = end
-        why = "single row" if len(group) == 1 else cache_reuse_blocker(loaded.model)
+        why = "single row" if len(group) == 1 else prefix_sharing_blocker(loaded.model)
         plan = None
         if why is None:
             planned = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)

@@ -12,8 +12,9 @@ real tokens + the model's offset (``rope_deltas``, :mod:`cache_reuse`), as the m
 Each row is tokenised in full, so the shared tokens are exactly the row's own tokens: no tokenizer merge can
 straddle the branch point. A group falls back to the ordinary batched path (counted in :class:`SharingCounts`) when
 sharing cannot be exact or cannot pay: a single row, sampling (``temperature`` > 0: samples would be drawn in
-another order), a cache that cannot be continued (:func:`~mmbatch.backends.hf.cache_reuse.cache_reuse_blocker`),
-per-token inputs the shared passes do not rebuild, image tokens after the branch point, or an unknown image token.
+another order), a cache that cannot be continued after padding
+(:func:`~mmbatch.backends.hf.cache_reuse.prefix_sharing_blocker`), per-token inputs the shared passes do not rebuild,
+image tokens after the branch point, or an unknown image token.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.generation_args import PLAIN, GenerationArgs
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
+from mmbatch.backends.hf.cache_reuse import prefix_sharing_blocker, rope_offsets_holder
 from mmbatch.backends.hf.decoding import answer_text, generate_kwargs
 from mmbatch.backends.hf.generation import answer_tokens, eos_ids, generate_batch, generation_config
 from mmbatch.backends.hf.likelihood import run_prompts
@@ -187,7 +188,7 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     reason = None
     if temperature > 0:
         reason = "sampling"
-    elif (blocker := cache_reuse_blocker(loaded.model)) is not None:
+    elif (blocker := prefix_sharing_blocker(loaded.model)) is not None:
         reason = blocker
     image_tokens = image_token_ids(loaded)
     if reason is None and image_tokens is None and any(request.images for request in batch):

@@ -1,7 +1,7 @@
 """Option log-likelihoods with the image and prompt run once per row.
 
-For one row the prompt (with its images) runs once with ``use_cache=True`` (:func:`run_prompts`). Its key/value cache
-is selected once per option (``batch_select_indices``) and all options, right-padded, run in ONE batched pass on top
+For one row the prompt (with its images) runs once with ``use_cache=True`` (:func:`run_prompts`). Its cache is
+selected once per option (``reorder_cache``) and all options, right-padded, run in ONE batched pass on top
 of it, at the positions the model itself gives tokens after the prompt (:mod:`cache_reuse`); the attention mask is
 the prompt's, then each option's own mask. The first option token is scored from the prompt pass's last position,
 the others from the batched pass. When every option is a single token (letter scoring, ``A``..``D``) the prompt pass
@@ -247,7 +247,9 @@ def batched_option_pass(loaded: LoadedModel, cache: Any, prompt_mask: Any, next_
     inputs, targets, option_mask = option_tensors(loaded, options, prompt_mask.dtype)
     width = inputs.shape[1]
     row_index = torch.tensor(rows, device=loaded.device)
-    cache.batch_select_indices(row_index)
+    # One cache row per option. reorder_cache (beam search's selection) also selects the convolution and recurrent
+    # states of linear-attention layers, which batch_select_indices does not.
+    cache.reorder_cache(row_index)
     attention_mask = torch.cat([prompt_mask[row_index], option_mask], dim=1)
     positions = next_positions[row_index].unsqueeze(1) + torch.arange(width, device=loaded.device)
     extra = continuation_inputs(prompt_inputs, row_index, width) if prompt_inputs is not None else {}

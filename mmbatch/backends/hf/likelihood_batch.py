@@ -2,7 +2,7 @@
 
 The per-row method (:mod:`likelihood`) runs each row's image and prompt once. This runs the prompts of a whole batch
 of rows in one left-padded pass (what keeps a GPU busy), keeps the key/value cache, selects each option's row from it
-(``batch_select_indices``) and scores every option of every row in one more pass. Positions are those the model
+(``reorder_cache``) and scores every option of every row in one more pass. Positions are those the model
 gives each row without padding (:func:`~mmbatch.backends.hf.likelihood.run_prompts`). Rows whose options merge with the
 prompt's last token, or that have no options, are handled row by row as in :mod:`likelihood`.
 """
