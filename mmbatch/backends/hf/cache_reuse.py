@@ -33,6 +33,7 @@ convolution and recurrent states."""
 RECURRENT_LAYER_TYPES = frozenset({"linear_attention"})
 """``layer_types`` values that keep a recurrent state, which padding inside a sequence would change."""
 
+
 def _parts(model: Any) -> list[Any]:
     """The model and its inner model (``ForConditionalGeneration.model``), where position machinery lives."""
     return [part for part in (model, getattr(model, "model", None)) if part is not None]
