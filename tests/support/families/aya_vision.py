@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import finish, named_tokenizer, text_sizes, vision_sizes
+from tests.support.families.parts import family_tokenizer, finish, text_sizes, vision_sizes
 
 CHAT_TEMPLATE = (
     "{{ bos_token }}"
@@ -40,9 +40,9 @@ def build_aya_vision(directory: Path) -> None:
         SiglipVisionConfig,
     )
 
-    tokenizer = named_tokenizer({}, add_bos=True, others=(
-        *IMAGE_TOKENS, "<|START_OF_TURN_TOKEN|>", "<|END_OF_TURN_TOKEN|>", "<|USER_TOKEN|>", "<|CHATBOT_TOKEN|>",
-        "<|SYSTEM_TOKEN|>"))
+    tokenizer = family_tokenizer(
+        [*IMAGE_TOKENS, "<|START_OF_TURN_TOKEN|>", "<|USER_TOKEN|>", "<|CHATBOT_TOKEN|>", "<|SYSTEM_TOKEN|>"],
+        bos="<BOS_TOKEN>", eos="<|END_OF_TURN_TOKEN|>", pad="<PAD>", add_bos=True)
     tile, patch, downsample = 28, 7, 2
     image_processor = GotOcr2ImageProcessorPil(
         size={"height": tile, "width": tile}, crop_to_patches=True, min_patches=1, max_patches=4)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import finish, named_tokenizer, text_sizes, vision_sizes
+from tests.support.families.parts import family_tokenizer, finish, text_sizes, vision_sizes
 from tests.support.tiny_models import WEIGHT_SCALE
 
 CHAT_TEMPLATE = (
@@ -23,6 +23,12 @@ CHAT_TEMPLATE = (
 """DeepSeek-VL's conversation format; the processor expands each placeholder into the image's tokens."""
 
 
+def deepseek_tokenizer():
+    """DeepSeek's tokenizer: it adds its BOS, ``<｜begin▁of▁sentence｜>``; the image placeholder is an attribute."""
+    return family_tokenizer([], bos="<｜begin▁of▁sentence｜>", eos="<｜end▁of▁sentence｜>", pad="<｜▁pad▁｜>",
+                            add_bos=True, named={"image_token": "<image_placeholder>"})
+
+
 def build_deepseek_vl(directory: Path) -> None:
     """Save a tiny DeepSeek-VL: 28 px images of 7 px patches (16 image tokens), a Llama text model with its own
     output layer."""
@@ -36,7 +42,7 @@ def build_deepseek_vl(directory: Path) -> None:
         SiglipVisionConfig,
     )
 
-    tokenizer = named_tokenizer({"image_token": "<image_placeholder>"}, add_bos=True)
+    tokenizer = deepseek_tokenizer()
     size, patch = 28, 7
     processor = DeepseekVLProcessor(
         image_processor=DeepseekVLImageProcessorPil(size={"height": size, "width": size}, min_size=patch),
@@ -64,7 +70,7 @@ def build_deepseek_vl_hybrid(directory: Path) -> None:
         SiglipVisionConfig,
     )
 
-    tokenizer = named_tokenizer({"image_token": "<image_placeholder>"}, add_bos=True)
+    tokenizer = deepseek_tokenizer()
     size, patch, high_res = 28, 7, 64
     image_processor = DeepseekVLHybridImageProcessorPil(
         size={"height": size, "width": size}, min_size=patch, high_res_size={"height": high_res, "width": high_res})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import finish, named_tokenizer, text_sizes, vision_sizes
+from tests.support.families.parts import family_tokenizer, finish, text_sizes, vision_sizes
 from tests.support.tiny_models import WEIGHT_SCALE
 
 CHAT_TEMPLATE = (
@@ -41,7 +41,8 @@ def build_gemma3(directory: Path) -> None:
         SiglipVisionConfig,
     )
 
-    tokenizer = named_tokenizer(TOKENS, add_bos=True, others=("<start_of_turn>", "<end_of_turn>"))
+    tokenizer = family_tokenizer(["<start_of_turn>", "<end_of_turn>"], bos="<bos>", eos="<eos>", pad="<pad>",
+                                 add_bos=True, named=TOKENS)
     size, patch, soft_tokens = 28, 7, 4
     processor = Gemma3Processor(
         image_processor=Gemma3ImageProcessorPil(size={"height": size, "width": size}), tokenizer=tokenizer,

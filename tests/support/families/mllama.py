@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import finish, named_tokenizer, text_sizes
+from tests.support.families.parts import family_tokenizer, finish, text_sizes
 
 CHAT_TEMPLATE = (
     "{{ bos_token }}"
@@ -36,8 +36,9 @@ def build_mllama(directory: Path) -> None:
         MllamaVisionConfig,
     )
 
-    tokenizer = named_tokenizer({"image_token": "<|image|>"}, add_bos=True, others=(
-        "<|python_tag|>", "<|start_header_id|>", "<|end_header_id|>", "<|eot_id|>"))
+    tokenizer = family_tokenizer(["<|python_tag|>", "<|start_header_id|>", "<|end_header_id|>"],
+                                 bos="<|begin_of_text|>", eos="<|eot_id|>", pad="<|finetune_right_pad_id|>",
+                                 add_bos=True, named={"image_token": "<|image|>"})
     tile, patch, vision_hidden, intermediate_layers = 56, 14, 32, [0, 1]
     processor = MllamaProcessor(
         image_processor=MllamaImageProcessorPil(size={"height": tile, "width": tile}, max_image_tiles=4),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import finish, named_tokenizer, text_sizes, vision_sizes
+from tests.support.families.parts import family_tokenizer, finish, text_sizes, vision_sizes
 
 
 def build_paligemma(directory: Path) -> None:
@@ -37,7 +37,8 @@ def save_paligemma(directory: Path, text_class: type, **text_options: object) ->
         SiglipVisionConfig,
     )
 
-    tokenizer = named_tokenizer({"image_token": "<image>"}, add_bos=True)
+    tokenizer = family_tokenizer([], bos="<bos>", eos="<eos>", pad="<pad>", add_bos=True,
+                                 named={"image_token": "<image>"})
     size, patch = 28, 7
     image_processor = SiglipImageProcessorPil(size={"height": size, "width": size})
     # PaliGemma's preprocessor configuration carries the number of image tokens; the processor reads it from there.

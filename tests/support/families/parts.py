@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.tiny_models import WEIGHT_SCALE, save_model
-from tests.support.tiny_tokenizer import TRAINING_TEXT, train_tokenizer
+from tests.support.tiny_tokenizer import TRAINING_TEXT
 
 
 def text_sizes(tokenizer: Any, **overrides: Any) -> dict[str, Any]:
@@ -45,23 +45,6 @@ def finish(model: Any, processor: Any, directory: Path) -> None:
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.bos_token_id = tokenizer.bos_token_id
     save_model(model.eval(), processor, directory)
-
-
-def named_tokenizer(named: dict[str, str], *, add_bos: bool, others: tuple[str, ...] = ()) -> Any:
-    """A trained tokenizer whose special tokens are also attributes, as processors read them (``tokenizer.boi_token``,
-    ``tokenizer.image_token_id``...): the ``extra_special_tokens`` of a real checkpoint's tokenizer configuration.
-
-    Args:
-        named: Attribute name -> token (``{"image_token": "<image_soft_token>"}``).
-        add_bos: Whether encoding with special tokens prepends BOS (``<s>``).
-        others: More special tokens kept whole, without an attribute.
-    """
-    from transformers import PreTrainedTokenizerFast
-
-    trained = train_tokenizer([*named.values(), *others], add_bos=add_bos)
-    return PreTrainedTokenizerFast(
-        tokenizer_object=trained.backend_tokenizer, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
-        extra_special_tokens=named, additional_special_tokens=list(others), padding_side="left")
 
 
 def family_tokenizer(special_tokens: list[str], *, bos: str | None, eos: str, pad: str, add_bos: bool,
