@@ -52,13 +52,14 @@ VIDEO_FAMILIES = {
 """Families whose builder takes a video processor, by the matrix's name: builder module, video processor settings."""
 
 QWEN_FAMILIES = {"Qwen2-VL": ("qwen_vl", "build_qwen2_vl"), "Qwen2.5-VL": ("qwen_vl", "build_qwen2_5_vl"),
-                 "Qwen3-VL": ("qwen_vl", "build_qwen3_vl"), "Qwen3.5": ("qwen_vl", "build_qwen3_5"),
-                 "GLM-4V": ("glm4v", "build_glm4v")}
+                 "Qwen3-VL": ("qwen_vl", "build_qwen3_vl"), "Qwen3-VL-MoE": ("qwen_vl", "build_qwen3_vl_moe"),
+                 "Qwen3.5": ("qwen_vl", "build_qwen3_5"), "Qwen3.5-MoE": ("qwen_vl", "build_qwen3_5_moe"),
+                 "GLM-4V": ("glm4v", "build_glm4v"), "GLM-4.5V": ("glm4v", "build_glm4v_moe")}
 """Families with Qwen2-VL's video layout (frame pairs cut into merged patches, M-RoPE time positions), by the matrix's
 name: builder module and function. Built as the matrix builds them, then their video slot gets
 :class:`~tests.support.frames_video_processor.QwenFramesVideoProcessor` with the stand-in's patch settings.
-Qwen2.5-VL's time positions and the timestamps of Qwen3-VL, Qwen3.5 and GLM-4V come from the frames' times; Qwen3.5's
-linear attention scores each option in a full pass and shares no group prefix."""
+Qwen2.5-VL's time positions and the timestamps of Qwen3-VL, Qwen3.5 and GLM-4V (and their MoE variants) come from the
+frames' times; Qwen3.5's linear attention shares no group prefix."""
 
 
 def build_with_video_input(family: str, directory):

@@ -8,6 +8,7 @@ processor's video slot holds the stand-in of ``tests/support/video_standin.py`` 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from tests.support.families.parts import family_tokenizer, finish, text_sizes
 from tests.support.tiny_models import WEIGHT_SCALE
@@ -35,8 +36,24 @@ TOKENS = {"image_start_token": "<|begin_of_image|>", "image_end_token": "<|end_o
 
 def build_glm4v(directory: Path) -> None:
     """Save a tiny GLM-4V: 28 px merged tokens, images resized to between 2x2 and 4x4 of them."""
+    from transformers import Glm4vConfig, Glm4vForConditionalGeneration
+
+    _build(directory, Glm4vConfig, Glm4vForConditionalGeneration, {})
+
+
+def build_glm4v_moe(directory: Path) -> None:
+    """Save a tiny GLM-4.5V (``zai-org/GLM-4.5V``'s layout): GLM-4V whose second text layer's MLP is four routed
+    experts, two per token, plus a shared one (the first stays dense, ``first_k_dense_replace``)."""
+    from transformers import Glm4vMoeConfig, Glm4vMoeForConditionalGeneration
+
+    _build(directory, Glm4vMoeConfig, Glm4vMoeForConditionalGeneration, {
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "moe_intermediate_size": 32,
+        "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1})
+
+
+def _build(directory: Path, config_class: Any, model_class: Any, moe: dict[str, Any]) -> None:
     import torch
-    from transformers import Glm4vConfig, Glm4vForConditionalGeneration, Glm4vProcessor
+    from transformers import Glm4vProcessor
     from transformers.models.glm4v.image_processing_pil_glm4v import Glm4vImageProcessorPil
 
     tokenizer = family_tokenizer(
@@ -50,8 +67,8 @@ def build_glm4v(directory: Path) -> None:
         tokenizer=tokenizer, video_processor=VideoProcessorStandIn(patch_size=patch, merge_size=2,
                                                                    temporal_patch_size=2),
         chat_template=CHAT_TEMPLATE)
-    config = Glm4vConfig(
-        text_config=text_sizes(tokenizer, rope_parameters={
+    config = config_class(
+        text_config=text_sizes(tokenizer, **moe, rope_parameters={
             "rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5, "mrope_section": [1, 1, 1]}),
         vision_config={"depth": 2, "hidden_size": 32, "num_heads": 2, "intermediate_size": 64, "out_hidden_size": 48,
                        "image_size": 2 * merged, "patch_size": patch, "spatial_merge_size": 2,
@@ -59,4 +76,4 @@ def build_glm4v(directory: Path) -> None:
         image_token_id=tokenizer.image_token_id, video_token_id=tokenizer.video_token_id,
         **{f"{name}_id": tokenizer.convert_tokens_to_ids(token) for name, token in TOKENS.items()})
     torch.manual_seed(0)
-    finish(Glm4vForConditionalGeneration(config), processor, directory)
+    finish(model_class(config), processor, directory)

@@ -123,41 +123,72 @@ def build_qwen2_5_vl(directory: Path) -> None:
     finish(Qwen2_5_VLForConditionalGeneration(config), processor, directory)
 
 
+MOE = {"num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 32}
+"""The MoE variants' text MLPs: four experts of 32, two per token (enough for tokens to be routed differently)."""
+
+
 def build_qwen3_vl(directory: Path) -> None:
     """Save a tiny Qwen3-VL: 16 px patches, interleaved M-RoPE, one deepstack layer feeding the text model."""
+    from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration
+
+    _build_qwen3_vl(directory, Qwen3VLConfig, Qwen3VLForConditionalGeneration, {})
+
+
+def build_qwen3_vl_moe(directory: Path) -> None:
+    """Save a tiny Qwen3-VL-MoE (``Qwen/Qwen3-VL-30B-A3B-Instruct``'s layout): Qwen3-VL with expert MLPs."""
+    from transformers import Qwen3VLMoeConfig, Qwen3VLMoeForConditionalGeneration
+
+    _build_qwen3_vl(directory, Qwen3VLMoeConfig, Qwen3VLMoeForConditionalGeneration, MOE)
+
+
+def _build_qwen3_vl(directory: Path, config_class: Any, model_class: Any, text: dict[str, Any]) -> None:
     import torch
-    from transformers import Qwen3VLConfig, Qwen3VLForConditionalGeneration, Qwen3VLProcessor
+    from transformers import Qwen3VLProcessor
 
     processor = qwen_processor(Qwen3VLProcessor, 16, QWEN3_CHAT_TEMPLATE)
     tokenizer = processor.tokenizer
-    config = Qwen3VLConfig(
-        text_config=text_sizes(tokenizer, rope_parameters={
+    config = config_class(
+        text_config=text_sizes(tokenizer, **text, rope_parameters={
             "rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 2, 2], "mrope_interleaved": True}),
         vision_config=qwen_vision(16, hidden_size=32, intermediate_size=64, out_hidden_size=48,
                                    num_position_embeddings=64, deepstack_visual_indexes=[0]),
         **token_ids(tokenizer))
     torch.manual_seed(0)
-    finish(Qwen3VLForConditionalGeneration(config), processor, directory)
+    finish(model_class(config), processor, directory)
 
 
 def build_qwen3_5(directory: Path) -> None:
     """Save a tiny Qwen3.5: one gated-delta-net (linear attention) layer, then one gated full-attention layer with
     partial M-RoPE (half of each 16-dimension head rotates), as ``Qwen/Qwen3.5`` alternates them."""
+    from transformers import Qwen3_5Config, Qwen3_5ForConditionalGeneration
+
+    _build_qwen3_5(directory, Qwen3_5Config, Qwen3_5ForConditionalGeneration, {})
+
+
+def build_qwen3_5_moe(directory: Path) -> None:
+    """Save a tiny Qwen3.5-MoE: Qwen3.5 whose MLPs are experts plus a shared expert."""
+    from transformers import Qwen3_5MoeConfig, Qwen3_5MoeForConditionalGeneration
+
+    _build_qwen3_5(directory, Qwen3_5MoeConfig, Qwen3_5MoeForConditionalGeneration,
+                   {**MOE, "shared_expert_intermediate_size": 32})
+
+
+def _build_qwen3_5(directory: Path, config_class: Any, model_class: Any, moe: dict[str, Any]) -> None:
     import torch
-    from transformers import Qwen3_5Config, Qwen3_5ForConditionalGeneration, Qwen3VLProcessor
+    from transformers import Qwen3VLProcessor
 
     processor = qwen_processor(Qwen3VLProcessor, 16, QWEN3_5_CHAT_TEMPLATE)
     tokenizer = processor.tokenizer
     text = text_sizes(
-        tokenizer, head_dim=16, layer_types=["linear_attention", "full_attention"],
+        tokenizer, **moe, head_dim=16, layer_types=["linear_attention", "full_attention"],
         linear_conv_kernel_dim=4, linear_key_head_dim=8, linear_value_head_dim=8, linear_num_key_heads=2,
         linear_num_value_heads=4,
         rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5,
                          "mrope_section": [2, 1, 1], "mrope_interleaved": True})
-    config = Qwen3_5Config(
+    config = config_class(
         text_config=text,
         vision_config=qwen_vision(16, hidden_size=32, intermediate_size=64, out_hidden_size=48,
                                    num_position_embeddings=64),
         **token_ids(tokenizer))
     torch.manual_seed(0)
-    finish(Qwen3_5ForConditionalGeneration(config), processor, directory)
+    finish(model_class(config), processor, directory)
