@@ -1,10 +1,10 @@
 """``--video-as``: video rows given to a processor that takes video as one video, or as their frames as images.
 
-The video path runs on the matrix's tiny LLaVA-OneVision, InternVL, SmolVLM, Gemma 4, Qwen-VL (Qwen2-VL to Qwen3.5) and
-GLM-4V models with torchvision-free video processors (:mod:`tests.support.frames_video_processor`: the library's need
-torchvision): a video row's answer equals ``model.generate`` on the model's own ``apply_chat_template`` inputs with the
-video, its option log-probs equal a plain forward pass per option, and batches mixing video and image rows change
-nothing.
+The video path runs on the matrix's tiny LLaVA-OneVision, LLaVA-NeXT-Video, Video-LLaVA, InternVL, SmolVLM, Gemma 4,
+Qwen-VL (Qwen2-VL to Qwen3.5) and GLM-4V models with torchvision-free video processors
+(:mod:`tests.support.frames_video_processor`: the library's need torchvision): a video row's answer equals
+``model.generate`` on the model's own ``apply_chat_template`` inputs with the video, its option log-probs equal a plain
+forward pass per option, and batches mixing video and image rows change nothing.
 """
 
 from __future__ import annotations
@@ -51,6 +51,11 @@ VIDEO_FAMILIES = {
 }
 """Families whose builder takes a video processor, by the matrix's name: builder module, video processor settings."""
 
+CLIP_VIDEO_FAMILIES = {"LLaVA-NeXT-Video": "llava_next_video", "Video-LLaVA": "video_llava"}
+"""Families whose video processor takes CLIP's steps (shorter side resized, centre crop), by the matrix's name: builder
+module, whose ``TILE`` is the frames' side. LLaVA-NeXT-Video pools each frame's features; Video-LLaVA's video tower
+gives every frame's patches and class token."""
+
 QWEN_FAMILIES = {"Qwen2-VL": ("qwen_vl", "build_qwen2_vl"), "Qwen2.5-VL": ("qwen_vl", "build_qwen2_5_vl"),
                  "Qwen3-VL": ("qwen_vl", "build_qwen3_vl"), "Qwen3-VL-MoE": ("qwen_vl", "build_qwen3_vl_moe"),
                  "Qwen3.5": ("qwen_vl", "build_qwen3_5"), "Qwen3.5-MoE": ("qwen_vl", "build_qwen3_5_moe"),
@@ -89,6 +94,14 @@ def build_with_video_input(family: str, directory):
         gemma4.build_gemma4(directory, video_processor=Gemma4FramesVideoProcessor(
             patch_size=gemma4.PATCH, pooling_kernel_size=gemma4.POOLING, max_soft_tokens=gemma4.SOFT_TOKENS))
         return directory
+    if family in CLIP_VIDEO_FAMILIES:
+        from tests.support.frames_video_processor import ClipFramesVideoProcessor
+
+        name = CLIP_VIDEO_FAMILIES[family]
+        module = importlib.import_module(f"tests.support.families.{name}")
+        getattr(module, f"build_{name}")(directory, video_processor=ClipFramesVideoProcessor(
+            size={"shortest_edge": module.TILE}, crop_size={"height": module.TILE, "width": module.TILE}))
+        return directory
     name, settings = VIDEO_FAMILIES[family]
     module = importlib.import_module(f"tests.support.families.{name}")
     getattr(module, f"build_{name}")(
@@ -96,7 +109,7 @@ def build_with_video_input(family: str, directory):
     return directory
 
 
-@pytest.fixture(scope="module", params=sorted([*VIDEO_FAMILIES, *QWEN_FAMILIES, "Gemma 4"]))
+@pytest.fixture(scope="module", params=sorted([*VIDEO_FAMILIES, *CLIP_VIDEO_FAMILIES, *QWEN_FAMILIES, "Gemma 4"]))
 def video_dir(request, tmp_path_factory):
     """The matrix's tiny model of the family, with a processor whose video input works here."""
     return build_with_video_input(request.param, tmp_path_factory.mktemp("video"))

@@ -122,6 +122,24 @@ class Gemma4FramesVideoProcessor(FramesVideoProcessor):
         }, tensor_type=return_tensors)
 
 
+class ClipFramesVideoProcessor(FramesVideoProcessor):
+    """What LLaVA-NeXT-Video's and Video-LLaVA's video processors do with frames already sampled (both take CLIP's
+    steps): each frame resized so that its shorter side is ``size["shortest_edge"]`` (the aspect ratio kept), centre
+    cropped to ``crop_size``, rescaled and normalised with CLIP's mean and std, here by CLIP's PIL image processor;
+    ``pixel_values_videos`` of shape (videos, frames, channels, height, width)."""
+
+    size: ClassVar[dict[str, int]] = {"shortest_edge": 224}
+    crop_size: ClassVar[dict[str, int]] = {"height": 224, "width": 224}
+
+    def _preprocess(self, videos: list[list[Image.Image]], return_tensors: Any = None, **kwargs: Any) -> BatchFeature:
+        from transformers import CLIPImageProcessorPil
+
+        frames = CLIPImageProcessorPil(size=dict(self.size), crop_size=dict(self.crop_size), resample=self.resample,
+                                       image_mean=list(self.image_mean), image_std=list(self.image_std))
+        pixels = [frames(images=video, return_tensors="np")["pixel_values"] for video in videos]
+        return BatchFeature({"pixel_values_videos": np.stack(pixels)}, tensor_type=return_tensors)
+
+
 class _FramesVideoConfig(PretrainedConfig):
     """A model type of its own to register the processor under, so no real family's mapping is changed."""
 
@@ -140,6 +158,12 @@ class _Gemma4FramesVideoConfig(PretrainedConfig):
     model_type = "mmbatch_gemma4_frames_video"
 
 
+class _ClipFramesVideoConfig(PretrainedConfig):
+    """The same for :class:`ClipFramesVideoProcessor`."""
+
+    model_type = "mmbatch_clip_frames_video"
+
+
 def register() -> None:
     """Let ``AutoVideoProcessor`` (so ``AutoProcessor.from_pretrained``) load a saved one. Idempotent."""
     from tests.support.video_standin import register as register_stand_in
@@ -151,3 +175,5 @@ def register() -> None:
                                 video_processor_classes={"torchvision": QwenFramesVideoProcessor}, exist_ok=True)
     AutoVideoProcessor.register(_Gemma4FramesVideoConfig,
                                 video_processor_classes={"torchvision": Gemma4FramesVideoProcessor}, exist_ok=True)
+    AutoVideoProcessor.register(_ClipFramesVideoConfig,
+                                video_processor_classes={"torchvision": ClipFramesVideoProcessor}, exist_ok=True)

@@ -28,7 +28,8 @@ VIDEO_AS_CHOICES = ("video", "frames")
 
 AUTHORS_FEED_VIDEO = frozenset({
     "llava_onevision",  # LLaVA-OneVision: video benchmarks through its video path (pooled frames)
-    "llava_next_video",  # LLaVA-NeXT-Video
+    "llava_next_video",  # LLaVA-NeXT-Video: pooled frame features, as LLaVA-OneVision
+    "video_llava",  # Video-LLaVA: its video tower (8 frames as one video), a tower of its own beside the image one
     "internvl",  # InternVL 2.5 / 3: "Frame{i}: <image>" per sampled frame, which its video path writes
     "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe",  # Qwen-VL: video input
     "glm4v", "glm4v_moe",  # GLM-4.1V / 4.5V: video input with timestamps

@@ -1,6 +1,7 @@
-"""LLaVA-NeXT-Video: LLaVA-NeXT's anyres image path (its video path pools frame features; video input is not tested
-here, see docs/models.md), a Llama text model whose tokenizer adds BOS; the chat template writes none
-(``USER: <image>\\n{text} ASSISTANT:``, as ``llava-hf/LLaVA-NeXT-Video-7B-hf``'s: images, then videos, then text)."""
+"""LLaVA-NeXT-Video: LLaVA-NeXT's anyres image path, a video path that pools each frame's features (2 × 2 patches to one
+token here; its video input is tested in ``tests/test_hf_video.py``), a Llama text model whose tokenizer adds BOS; the
+chat template writes none (``USER: <image>\\n{text} ASSISTANT:``, as ``llava-hf/LLaVA-NeXT-Video-7B-hf``'s: images, then
+videos, then text)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,17 @@ CHAT_TEMPLATE = (
 )
 """The llava-hf template of LLaVA-NeXT-Video: each turn's images, videos, then its text and a space."""
 
+TILE = llava_next.TILE
+"""Side of the base view and of each tile, and of a video frame: 2 × 2 patches, pooled to one token per frame."""
 
-def build_llava_next_video(directory: Path) -> None:
-    """Save a tiny LLaVA-NeXT-Video: LLaVA-NeXT's tiles, a Llama text model, the video stand-in in the video slot."""
+
+def build_llava_next_video(directory: Path, video_processor=None) -> None:
+    """Save a tiny LLaVA-NeXT-Video: LLaVA-NeXT's tiles, a Llama text model.
+
+    Args:
+        directory: Where to save it.
+        video_processor: What fills the processor's video slot (the stand-in that refuses video by default).
+    """
     import torch
     from transformers import (
         CLIPVisionConfig,
@@ -37,11 +46,12 @@ def build_llava_next_video(directory: Path) -> None:
     )
 
     tokenizer = train_tokenizer(["<image>", "<video>"], add_bos=True)
-    tile, patch, pinpoints = llava_next.TILE, llava_next.PATCH, llava_next.GRID_PINPOINTS
+    tile, patch, pinpoints = TILE, llava_next.PATCH, llava_next.GRID_PINPOINTS
     image_processor = LlavaNextImageProcessorPil(
         size={"shortest_edge": tile}, crop_size={"height": tile, "width": tile}, image_grid_pinpoints=pinpoints)
     processor = LlavaNextVideoProcessor(
-        video_processor=VideoProcessorStandIn(), image_processor=image_processor, tokenizer=tokenizer,
+        video_processor=VideoProcessorStandIn() if video_processor is None else video_processor,
+        image_processor=image_processor, tokenizer=tokenizer,
         patch_size=patch, vision_feature_select_strategy="default", num_additional_image_tokens=1,
         chat_template=CHAT_TEMPLATE)
     config = LlavaNextVideoConfig(
