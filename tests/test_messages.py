@@ -13,6 +13,8 @@ import polars as pl
 import pytest
 
 from mmbatch.cli import main
+from mmbatch.journal import PART_GLOB
+from mmbatch.journal_segments import SEGMENT_GLOB
 from tests.conftest import EXAMPLES, REPO_ROOT
 
 
@@ -58,7 +60,9 @@ def test_sigterm_is_reported_and_the_run_resumes(prepared: Path, tmp_path: Path)
                                cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     progress = output.with_name(output.name + ".partial")
     deadline = time.monotonic() + 60
-    while process.poll() is None and not any(progress.glob("part-*")) and time.monotonic() < deadline:
+    # The journal's first write is a segment (parts come at rotation or at the end): wait for either.
+    while process.poll() is None and not any(progress.glob(PART_GLOB)) and not any(progress.glob(SEGMENT_GLOB)) \
+            and time.monotonic() < deadline:
         time.sleep(0.01)
     assert process.poll() is None, "finished before it could be stopped"
     process.send_signal(signal.SIGTERM)
