@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from tests.support.build_once import build_once
 from tests.support.tiny_tokenizer import train_tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -38,10 +39,8 @@ def build_tiny_clip(directory: Path, *, seed: int = 0) -> Path:
 
 
 def tiny_clip() -> Path:
-    """The cached tiny CLIP, built on first use (into a staging folder renamed into place, so that an interrupted
-    or concurrent build never leaves half a model)."""
-    if (CLIP_CACHE / "model.safetensors").is_file():
-        return CLIP_CACHE
+    """The cached tiny CLIP, built on first use (:func:`~tests.support.build_once.build_once`)."""
+    return build_once(CLIP_CACHE, build_tiny_clip, finished_marker="model.safetensors")
     CLIP_CACHE.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".clip.", dir=CLIP_CACHE.parent))
     try:

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from tests.support.build_once import build_once
 from tests.support.tiny_tokenizer import train_tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -43,9 +44,8 @@ def build_tiny_stable_diffusion(directory: Path, *, seed: int = 0) -> Path:
 
 
 def tiny_stable_diffusion() -> Path:
-    """The cached tiny pipeline, built on first use (into a staging folder renamed into place)."""
-    if (DIFFUSION_CACHE / "model_index.json").is_file():
-        return DIFFUSION_CACHE
+    """The cached tiny pipeline, built on first use (:func:`~tests.support.build_once.build_once`)."""
+    return build_once(DIFFUSION_CACHE, build_tiny_stable_diffusion, finished_marker="model_index.json")
     DIFFUSION_CACHE.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".diffusion.", dir=DIFFUSION_CACHE.parent))
     try:

@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from tests.support.build_once import build_once
 from tests.support.tiny_tokenizer import train_tokenizer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -89,9 +90,8 @@ def make_janus(*, seed: int = 0, add_bos: bool = False, chat_template: str = CHA
 
 
 def tiny_janus() -> Path:
-    """The cached tiny Janus, built on first use (into a staging folder renamed into place)."""
-    if (JANUS_CACHE / "model.safetensors").is_file():
-        return JANUS_CACHE
+    """The cached tiny Janus, built on first use (:func:`~tests.support.build_once.build_once`)."""
+    return build_once(JANUS_CACHE, build_tiny_janus, finished_marker="model.safetensors")
     JANUS_CACHE.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".janus.", dir=JANUS_CACHE.parent))
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.build_once import build_once
 from tests.support.tiny_tokenizer import (
     BOS_LLAVA_CHAT_TEMPLATE,
     IDEFICS3_CHAT_TEMPLATE,
@@ -285,25 +286,7 @@ def build_cached(architecture: str, directory: Path) -> Path:
     Returns:
         ``directory``.
     """
-    import os
-    import shutil
-    import tempfile
-
-    if (directory / "model.safetensors").is_file():
-        return directory
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
-    try:
-        BUILDERS[architecture](staging)
-        try:
-            os.rename(staging, directory)
-        except OSError:
-            # Another process finished first; its model is identical (same seed), keep it.
-            if not (directory / "model.safetensors").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return directory
+    return build_once(directory, BUILDERS[architecture], finished_marker="model.safetensors")
 
 
 def session_model_dir(tmp_path_factory, architecture: str) -> Path:

@@ -15,14 +15,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import inspect
-import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+
+from tests.support.build_once import build_once
 
 CACHE = Path(__file__).resolve().parents[3] / ".cache" / "tiny-families"
 """Where built models are kept between test runs (ignored by git)."""
@@ -108,21 +107,7 @@ def family_model(name: str) -> Path:
     source = builder_sources(importlib.import_module(f"tests.support.families.{family.module}"))
     key = hashlib.sha256(f"{transformers.__version__}\n{family}\n{source}".encode()).hexdigest()[:12]
     directory = CACHE / f"{family.module}-{family.builder}-{key}"
-    if (directory / "config.json").is_file():
-        return directory
-    CACHE.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=CACHE))
-    try:
-        builder(staging)
-        try:
-            os.rename(staging, directory)
-        except OSError:
-            # Another process finished first; its model is identical (fixed seeds), keep it.
-            if not (directory / "config.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return directory
+    return build_once(directory, builder, finished_marker="config.json")
 
 
 def builder_sources(module: ModuleType) -> str:
