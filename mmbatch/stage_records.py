@@ -1,10 +1,11 @@
 """Typed, versioned records of what a stage did, kept in its output file's metadata and read back by the next stage.
 
-A stage writes its record with :meth:`to_metadata` under its own key (``prepare``, ``infer``, ``extract``, ``score``,
-``import``); the next stage, ``report`` and ``view`` read it with :meth:`from_metadata` and get typed fields instead of
-string paths into an untyped dict. ``record_version``
-says which layout a file holds: files written before records were versioned read as version 0, with the same keys.
-A record carries only what later stages read; everything else a stage records stays beside it under the same key.
+A stage writes its record with :meth:`~StageRecord.to_metadata` under its own key (``prepare``, ``infer``,
+``extract``, ``score``, ``import``); the next stage, ``report`` and ``view`` read it with
+:meth:`~StageRecord.from_metadata` and get typed fields instead of string paths into an untyped dict.
+``record_version`` says which layout a file holds: files written before records were versioned read as version 0,
+with the same keys. A record carries only what later stages read; everything else a stage records stays beside it
+under the same key.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Self
 
 RECORD_VERSION = 1
 """The layout every record's :meth:`to_metadata` writes."""
@@ -31,8 +32,31 @@ def _read(cls: type[Any], recorded: object) -> Any:
 
 
 @dataclass(frozen=True)
-class PrepareRecord:
+class StageRecord:
+    """What every record shares: the metadata key it lives under, its layout version, how it is written and read."""
+
+    SECTION: ClassVar[str]
+    """The metadata key of the stage that writes the record."""
+    record_version: int = field(default=RECORD_VERSION, kw_only=True)
+    """Layout of this record (0: written before records were versioned)."""
+
+    def to_metadata(self) -> dict[str, Any]:
+        """The fields as a plain dict, to merge into the stage's metadata section."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> Self | None:
+        """The record of a file's metadata; None when the stage did not write the file (e.g. an imported file has
+        no ``infer`` record)."""
+        record: Self | None = _read(cls, metadata.get(cls.SECTION))
+        return record
+
+
+@dataclass(frozen=True)
+class PrepareRecord(StageRecord):
     """What ``prepare`` recorded under ``prepare``: the benchmark and how its prompts were made."""
+
+    SECTION = "prepare"
 
     benchmark: str | None = None
     """The benchmark's registered name (None only in files another tool wrote with a partial record)."""
@@ -48,23 +72,15 @@ class PrepareRecord:
     """Rows written."""
     groups: int | None = None
     """Distinct ``g_index`` values."""
-    record_version: int = RECORD_VERSION
-    """Layout of this record (0: written before records were versioned)."""
 
-    def to_metadata(self) -> dict[str, Any]:
-        """The fields as a plain dict, to merge into the ``prepare`` metadata."""
-        return dataclasses.asdict(self)
 
-    @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> PrepareRecord | None:
-        """The record of a file's metadata; None when the file was not written by ``prepare``."""
-        record: PrepareRecord | None = _read(cls, metadata.get("prepare"))
-        return record
 
 
 @dataclass(frozen=True)
-class InferRecord:
+class InferRecord(StageRecord):
     """What ``infer`` recorded under ``infer`` that later stages read."""
+
+    SECTION = "infer"
 
     backend: str | None = None
     """The ``--backend`` that answered (None only in files another tool wrote with a partial record)."""
@@ -86,18 +102,8 @@ class InferRecord:
     """The prompt templates of the rows answered."""
     mmbatch_version: str | None = None
     """The mmbatch that answered."""
-    record_version: int = RECORD_VERSION
-    """Layout of this record (0: written before records were versioned)."""
 
-    def to_metadata(self) -> dict[str, Any]:
-        """The fields as a plain dict, to merge into the ``infer`` metadata."""
-        return dataclasses.asdict(self)
 
-    @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> InferRecord | None:
-        """The record of a file's metadata; None when no ``infer`` wrote the file (an imported file)."""
-        record: InferRecord | None = _read(cls, metadata.get("infer"))
-        return record
 
 
 @dataclass(frozen=True)
@@ -111,8 +117,10 @@ class JudgeRecord:
 
 
 @dataclass(frozen=True)
-class ExtractRecord:
+class ExtractRecord(StageRecord):
     """What ``extract`` recorded under ``extract`` that ``score``, ``report`` and a rerun read."""
+
+    SECTION = "extract"
 
     input_format: str | None = None
     """``mmbatch`` for predictions from ``infer``, else the foreign format read (``vlmevalkit``...)."""
@@ -131,8 +139,6 @@ class ExtractRecord:
     reasoning_tags: list[list[str]] | None = None
     """``[opening, closing]`` pairs of the reasoning traces removed before matching (empty: none removed; None in
     files written before traces were removed)."""
-    record_version: int = RECORD_VERSION
-    """Layout of this record (0: written before records were versioned)."""
 
     def to_metadata(self) -> dict[str, Any]:
         """The fields as a plain dict, to merge into the ``extract`` metadata (``choice_rules`` stays a mapping with
@@ -142,14 +148,14 @@ class ExtractRecord:
         return recorded
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> ExtractRecord | None:
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> Self | None:
         """The record of a file's metadata; None when no ``extract`` wrote the file."""
-        recorded = metadata.get("extract")
+        recorded = metadata.get(cls.SECTION)
         if not isinstance(recorded, Mapping):
             return None
         rules = recorded.get("choice_rules")
         judge = recorded.get("judge")
-        record: ExtractRecord = _read(cls, {
+        record: Self = _read(cls, {
             **recorded,
             "choice_rules": rules.get("name") if isinstance(rules, Mapping) else rules,
             "judge": _read(JudgeRecord, judge) if isinstance(judge, Mapping) and judge.get("model") else None,
@@ -158,8 +164,10 @@ class ExtractRecord:
 
 
 @dataclass(frozen=True)
-class ScoreRecord:
+class ScoreRecord(StageRecord):
     """What ``score`` recorded under ``score`` in the metrics and hits files."""
+
+    SECTION = "score"
 
     benchmark: str | None = None
     """``--benchmark``: only this benchmark's rows were scored (None: every benchmark of the file)."""
@@ -169,23 +177,15 @@ class ScoreRecord:
     """Bootstrap replicates of the intervals (0: none)."""
     coverage: dict[str, Any] | None = None
     """With ``--subset answered``: rows scored and rows left out."""
-    record_version: int = RECORD_VERSION
-    """Layout of this record (0: written before records were versioned)."""
 
-    def to_metadata(self) -> dict[str, Any]:
-        """The fields as a plain dict, to merge into the ``score`` metadata."""
-        return dataclasses.asdict(self)
 
-    @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> ScoreRecord | None:
-        """The record of a file's metadata; None when no ``score`` wrote the file."""
-        record: ScoreRecord | None = _read(cls, metadata.get("score"))
-        return record
 
 
 @dataclass(frozen=True)
-class ImportRecord:
+class ImportRecord(StageRecord):
     """What ``import`` recorded under ``import``: which foreign file the predictions came from."""
+
+    SECTION = "import"
 
     format: str | None = None
     """The format read (``vlmevalkit``, ``llava-jsonl``, ``mme-eval-tool``, ``seed-results``)."""
@@ -197,15 +197,5 @@ class ImportRecord:
     """The model name the rows got."""
     rows: int | None = None
     """Rows imported."""
-    record_version: int = RECORD_VERSION
-    """Layout of this record (0: written before records were versioned)."""
 
-    def to_metadata(self) -> dict[str, Any]:
-        """The fields as a plain dict, to merge into the ``import`` metadata."""
-        return dataclasses.asdict(self)
 
-    @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> ImportRecord | None:
-        """The record of a file's metadata; None when no ``import`` wrote the file."""
-        record: ImportRecord | None = _read(cls, metadata.get("import"))
-        return record
