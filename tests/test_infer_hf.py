@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 
 from mmbatch.tableio import read_metadata, read_table
-from tests.conftest import run_cli
+from tests.conftest import EXAMPLES, run_cli
 from tests.support.prepared_files import prepared_frame, write_prepared
 from tests.support.tiny_models import session_model_dir
 from tests.test_video import make_video
@@ -66,3 +66,21 @@ def test_every_kind_of_row_through_a_tiny_llava_and_resume(tiny_llava: Path, tmp
     again = hf_infer(tiny_llava, prepared, output, "--batch-size", "1", "--num-frames", "2")
     assert again.returncode == 3 and "5 already done, 1 to run" in again.stderr
     assert read_table(output).frame.drop("latency_ms").equals(out.drop("latency_ms"))
+
+
+def test_group_prefix_sharing_is_counted_in_the_output_metadata(tiny_llava: Path, tmp_path: Path) -> None:
+    """Circular copies (one g_index, one image) share their prefix; the predictions file records how many rows did
+    and why the others did not, as the log line says."""
+    from mmbatch.cli import main
+
+    prepared, output = tmp_path / "prepared.parquet", tmp_path / "predictions.parquet"
+    source = EXAMPLES / "mmbench" / "mmbench_example.tsv"
+    assert main(["prepare", "--benchmark", "mmbench", "--input", str(source), "--output", str(prepared),
+                 "--limit", "3"]) == 0
+    assert main(["infer", "--input", str(prepared), "--output", str(output), "--backend", "hf", "--model",
+                 str(tiny_llava), "--device", "cpu", "--dtype", "float32", "--max-new-tokens", "2"]) == 0
+    rows = read_table(prepared).frame
+    counts = read_metadata(output)["infer"]["row_counts"]["prefix_sharing"]["generated"]
+    assert counts["shared_rows"] + sum(counts["unshared"].values()) == rows.height
+    assert counts["shared_rows"] > 0 and counts["groups"] == rows.filter(
+        pl.col("g_index").is_duplicated())["g_index"].n_unique()

@@ -151,6 +151,15 @@ class Backend(Protocol):
 
 
 @runtime_checkable
+class CountsRows(Protocol):
+    """A backend that counts how it ran the rows (e.g. ``hf``'s group prefix sharing), for the output metadata."""
+
+    def row_counts(self) -> dict[str, Any]:
+        """Counts over the rows this backend object ran, JSON-serialisable."""
+        ...
+
+
+@runtime_checkable
 class ImageGenerator(Protocol):
     """A backend that can also answer ``generate-image`` rows (SEED-Bench-2 level 3)."""
 

@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch import __version__
-from mmbatch.backends.base import Backend, Result
+from mmbatch.backends.base import Backend, CountsRows, Result
 from mmbatch.backends.registry import get_backend_declaration, image_generators
 from mmbatch.errors import BadInputError
 from mmbatch.infer.images import store_images
@@ -112,6 +112,7 @@ def run_infer(options: InferOptions) -> InferSummary:
     _say(f"infer: {which}{rows.height} rows, {len(done)} already done, {todo.height} to run -> {output}")
 
     backend_settings, tokens = _previous_backend_settings(journal.dir, output), 0
+    row_counts: dict[str, Any] = {}
     if todo.height or backend_settings is None:
         refuse_image_rows_without_generator(options.backend, todo, options.input)
         try:
@@ -125,13 +126,14 @@ def run_infer(options: InferOptions) -> InferSummary:
         try:
             _refuse_unscorable_rows(backend, todo)
             tokens = _run_rows(backend, options, table, todo, journal, media_root)
+            row_counts = backend.row_counts() if isinstance(backend, CountsRows) else {}
         finally:
             backend.close()
             journal.seal()
 
     final = _finished_rows(journal, carried, rows.columns)
     metadata = _metadata(table, options, settings, backend_settings, shard=str(shard), shard_rows=rows.height,
-                         journal_dir=journal.dir)
+                         journal_dir=journal.dir, row_counts=row_counts)
     write_table(final, output, metadata)
     if shard.is_whole:
         journal.close()
@@ -218,7 +220,7 @@ def _previous_backend_settings(progress_dir: Path, output: Path) -> dict[str, An
 
 
 def _metadata(table: Table, options: InferOptions, settings: dict[str, Any], backend_settings: dict[str, Any],
-              *, shard: str, shard_rows: int, journal_dir: Path) -> dict[str, Any]:
+              *, shard: str, shard_rows: int, journal_dir: Path, row_counts: dict[str, Any]) -> dict[str, Any]:
     backend_options = options.backend_options()
     record = InferRecord(backend=options.backend, model=backend_options.model,
                          likelihood_target=options.likelihood_target,
@@ -236,6 +238,8 @@ def _metadata(table: Table, options: InferOptions, settings: dict[str, Any], bac
         "shard": shard,
         "shard_rows": shard_rows,
         "progress_dir": str(journal_dir),
+        # How the backend ran the rows of the last process that ran any (a resumed run counts its own rows only).
+        "row_counts": row_counts,
         "resume": settings,
     }
     return {**table.metadata, "stage": "predictions", "infer": infer}

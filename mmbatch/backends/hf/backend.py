@@ -165,6 +165,11 @@ class HFBackend:
         for request in requests:
             yield [generate_picture(loaded, request, temperature=self.options.temperature)]
 
+    def row_counts(self) -> dict[str, Any]:
+        """How many generated and likelihood rows shared their group's prefix, and why the others did not."""
+        return {"prefix_sharing": {"generated": self.sharing.as_dict(),
+                                   "likelihood": self.likelihood_sharing.as_dict()}}
+
     def close(self) -> None:
         """Log how many rows shared a group prefix, drop the model and return its GPU memory."""
         from mmbatch.console import error_console

@@ -54,6 +54,10 @@ class SharingCounts:
         """Add ``rows`` rows that ran unshared because of ``reason``."""
         self.unshared[reason] = self.unshared.get(reason, 0) + rows
 
+    def as_dict(self) -> dict[str, Any]:
+        """The counts for the output metadata: shared rows, groups, and unshared rows by reason."""
+        return {"shared_rows": self.shared_rows, "groups": self.groups, "unshared": dict(sorted(self.unshared.items()))}
+
     def line(self) -> str:
         """One line for the log: shared rows and groups, then unshared rows by reason."""
         unshared = sum(self.unshared.values())
