@@ -48,3 +48,39 @@ def test_mme_folder_export_from_a_tsv(predictions: Path, tmp_path: Path) -> None
     done = run_cli("export", "--format", "mme-eval-tool", "--input", str(predictions), "--output", str(out))
     assert done.returncode == 0, done.stderr
     assert (out / "count.txt").read_text() == "a.jpg\tq1\tYes\tYes\na.jpg\tq2\tNo\tNo\n"
+
+
+def test_exports_of_an_extracted_file_hand_over_the_answers_without_reasoning_traces(tmp_path: Path) -> None:
+    """A reasoning model's predictions, extracted: the MME tool (which reads the first four characters) and the
+    MMBench server get what mmbatch matched, not the trace; a predictions file is still written as generated."""
+    from mmbatch.cli import main
+    from mmbatch.tableio import read_table
+
+    predictions = write_table(pl.DataFrame({
+        "index": [0, 1, 2], "g_index": [0, 0, 2], "benchmark": ["mme"] * 3, "question": ["q1", "q2", "q3"],
+        "answer": ["Yes", "No", "Yes"], "category": ["count"] * 3, "image_name": ["a.jpg", "a.jpg", "b.jpg"],
+        "prompt": ["q1", "q2", "q3"], "prompt_template": ["mme"] * 3, "mode": ["generate"] * 3,
+        "prediction": ["<think>No, wait: it says yes.</think> Yes", "No", "<think>hmm</think>No"], "model": ["m"] * 3,
+    }), tmp_path / "mme.predictions.tsv")
+    extracted = tmp_path / "mme.extracted.parquet"
+    assert main(["extract", "--input", str(predictions), "--output", str(extracted), "--no-judge"]) == 0
+    out = tmp_path / "Your_Results"
+    done = run_cli("export", "--format", "mme-eval-tool", "--input", str(extracted), "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (out / "count.txt").read_text() == "a.jpg\tq1\tYes\tYes\na.jpg\tq2\tNo\tNo\nb.jpg\tq3\tYes\tNo\n"
+    assert "2 prediction(s) written without their reasoning traces" in done.stderr + done.stdout
+    raw = tmp_path / "raw"
+    assert run_cli("export", "--format", "mme-eval-tool", "--input", str(predictions), "--output",
+                   str(raw)).returncode == 0
+    assert (raw / "count.txt").read_text().splitlines()[0].endswith("\t<think>No, wait: it says yes.</think> Yes")
+
+    mcq = write_table(pl.DataFrame({
+        "index": [0], "g_index": [0], "benchmark": ["mmbench"], "question": ["Which?"], "A": ["x"], "B": ["y"],
+        "answer": ["B"], "prompt": ["Which?"], "prompt_template": ["vlmevalkit"], "mode": ["generate"],
+        "prediction": ["<think>A looks right... no.</think>B"], "model": ["m"], "split": ["dev"],
+    }), tmp_path / "mmbench.predictions.tsv")
+    mcq_extracted, sheet = tmp_path / "mmbench.extracted.parquet", tmp_path / "submission.xlsx"
+    assert main(["extract", "--input", str(mcq), "--output", str(mcq_extracted), "--no-judge"]) == 0
+    assert run_cli("export", "--format", "mmbench-submission", "--input", str(mcq_extracted), "--output",
+                   str(sheet)).returncode == 0
+    assert read_table(sheet).frame["prediction"].to_list() == ["B"]

@@ -76,7 +76,7 @@ def test_submission_from_likelihood_rows_uses_extracted_letters() -> None:
     frame = pl.DataFrame({"index": [1, 2], "question": ["q", "q"], "A": ["x", "x"], "B": ["y", "y"],
                           "prediction": [None, "B"], "mode": ["likelihood", "generate"], "extracted": ["A", "B"],
                           "split": ["test", "test"], "answer": [None, None]})
-    assert submission_frame(frame)["prediction"].to_list() == ["A", "B"]
+    assert submission_frame(frame)[0]["prediction"].to_list() == ["A", "B"]
     with pytest.raises(BadInputError, match="export the file written by `mmbatch extract`"):
         submission_frame(frame.drop("extracted"))
     with pytest.raises(BadInputError, match="option columns"):

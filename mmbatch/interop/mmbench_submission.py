@@ -2,8 +2,9 @@
 
 Columns, in this order, where the input has them: ``index, question, hint, A..(options), prediction, answer,
 category, l2-category, split`` (LLaVA's accepted uploads have ``index, question, A-D, prediction, answer, split``;
-VLMEvalKit's carry the rest too). The server runs its own answer matching on ``prediction``, so the raw model text is
-written, from a predictions or an extracted file alike; test-split rows have an empty ``answer``.
+VLMEvalKit's carry the rest too). The server runs its own answer matching on ``prediction``, so the model's text is
+written: as generated from a predictions file, without its reasoning traces from an extracted file (what mmbatch
+matched); test-split rows have an empty ``answer``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from mmbatch.errors import BadInputError
-from mmbatch.interop.rows import ExportResult
+from mmbatch.interop.rows import ExportResult, submitted_answers
 from mmbatch.schema.columns import option_columns
 from mmbatch.tableio import atomic_path
 
@@ -27,8 +28,9 @@ def check_output(output: Path) -> None:
         raise BadInputError("the MMBench submission is an .xlsx file", path=output)
 
 
-def submission_frame(frame: pl.DataFrame) -> pl.DataFrame:
-    """The submission's columns and rows (in the input's order) from a predictions or extracted frame.
+def submission_frame(frame: pl.DataFrame) -> tuple[pl.DataFrame, tuple[str, ...]]:
+    """The submission's columns and rows (in the input's order) from a predictions or extracted frame, and notes
+    for the user (an extracted file's predictions go without their reasoning traces: :func:`submitted_answers`).
 
     Raises:
         BadInputError: the frame lacks ``index``, ``question``, option columns or ``prediction``, or holds
@@ -40,6 +42,8 @@ def submission_frame(frame: pl.DataFrame) -> pl.DataFrame:
     options = option_columns(frame.columns)
     if not options:
         raise BadInputError("an MMBench submission needs option columns (A, B, ...)", column="A")
+    answers, notes = submitted_answers(frame)
+    frame = frame.with_columns(answers.alias("prediction"))
     prediction = pl.col("prediction")
     if "mode" in frame.columns and (frame["mode"] == "likelihood").any():
         if "extracted" not in frame.columns:
@@ -49,14 +53,15 @@ def submission_frame(frame: pl.DataFrame) -> pl.DataFrame:
         prediction = pl.when(pl.col("mode") == "likelihood").then(pl.col("extracted")).otherwise(prediction)
     ordered = [*(c for c in LEADING if c in frame.columns), *options, "prediction",
                *(c for c in TRAILING if c in frame.columns and c != "prediction")]
-    return frame.with_columns(prediction.alias("prediction")).select(ordered)
+    return frame.with_columns(prediction.alias("prediction")).select(ordered), notes
 
 
 def export_rows(frame: pl.DataFrame, output: Path) -> ExportResult:
     """Write the submission xlsx atomically (empty cells for nulls)."""
-    submission = submission_frame(frame)
+    submission, notes = submission_frame(frame)
     with atomic_path(output) as tmp:
         submission.write_excel(tmp, worksheet="Sheet1", autofit=False)
     unanswered = int(submission["prediction"].is_null().sum())
-    notes = (f"{unanswered} row(s) have no prediction",) if unanswered else ()
+    if unanswered:
+        notes += (f"{unanswered} row(s) have no prediction",)
     return ExportResult((output,), submission.height, notes)

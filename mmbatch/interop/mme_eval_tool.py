@@ -23,6 +23,7 @@ from mmbatch.interop.rows import (
     ImportResult,
     default_model,
     finish_rows,
+    submitted_answers,
 )
 from mmbatch.row_facts import group_index
 
@@ -86,10 +87,10 @@ def export_rows(frame: pl.DataFrame, output: Path) -> ExportResult:
         raise BadInputError(f"cannot write MME tool files: missing column(s) {', '.join(lacking)}")
     image = pl.col("image_name") if "image_name" in frame.columns else \
         pl.col("image_path").str.split("/").list.last()
-    prediction = pl.col("prediction") if "prediction" in frame.columns else pl.lit(None, dtype=pl.String)
-    lines = frame.sort("g_index", "index").select(
+    answers, answer_notes = submitted_answers(frame)
+    lines = frame.with_columns(answers.alias("prediction")).sort("g_index", "index").select(
         "index", "category", image.alias("image"), "question", "answer",
-        prediction.fill_null("").alias("prediction"),
+        pl.col("prediction").fill_null("").alias("prediction"),
     )
     for name in ("category", "image", "question", "answer"):
         bad = lines.filter(pl.col(name).is_null())
@@ -111,8 +112,8 @@ def export_rows(frame: pl.DataFrame, output: Path) -> ExportResult:
                            part.select("image", "question", "answer", "prediction").iter_rows())
             (staging / f"{subtask}.txt").write_bytes(text.encode("utf-8"))
             written.append(output / f"{subtask}.txt")
-    notes: tuple[str, ...] = ()
+    notes = answer_notes
     if broken.any():
-        notes = (f"{int(broken.sum())} prediction(s) held line breaks or tabs, replaced by spaces "
-                 "(the tool reads one line per question)",)
+        notes += (f"{int(broken.sum())} prediction(s) held line breaks or tabs, replaced by spaces "
+                  "(the tool reads one line per question)",)
     return ExportResult(tuple(written), lines.height, notes)

@@ -66,6 +66,26 @@ class ExportResult:
     """Things the user must know (e.g. predictions whose line breaks were replaced)."""
 
 
+def submitted_answers(frame: pl.DataFrame) -> tuple[pl.Series, tuple[str, ...]]:
+    """The text an export hands an official evaluator for each row, and a note when it is not ``prediction``.
+
+    An extracted file's ``answer_text`` is the prediction without its reasoning traces (``<think>...</think>``):
+    what mmbatch matched. The evaluation server and the MME tool match the text they are given, so they get that
+    text, and score what mmbatch scored, rather than letters and yes/no words inside the trace (MME's tool reads only
+    the first four characters). A predictions file, which has no ``answer_text``, gives its ``prediction``.
+    """
+    if "prediction" not in frame.columns:
+        return pl.Series("prediction", [None] * frame.height, dtype=pl.String), ()
+    prediction = frame["prediction"].cast(pl.String)
+    if "answer_text" not in frame.columns:
+        return prediction, ()
+    answers = frame["answer_text"].cast(pl.String)
+    changed = int((answers.ne_missing(prediction)).sum())
+    notes = (f"{changed} prediction(s) written without their reasoning traces (the extracted file's answer_text, "
+             "what mmbatch matched)",) if changed else ()
+    return answers.alias("prediction"), notes
+
+
 def with_imported_prompts(frame: pl.DataFrame) -> pl.DataFrame:
     """``frame`` with the prompt columns of rows another tool prompted: ``prompt`` (the source's, else the
     question), ``prompt_template`` = ``imported`` and ``prompt_hash``."""
