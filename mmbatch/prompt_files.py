@@ -28,8 +28,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.errors import BadInputError
-from mmbatch.row_facts import is_missing
-from mmbatch.schema.columns import option_columns
+from mmbatch.row_facts import is_missing, present_options
 
 JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
 """File suffixes read as Jinja; every other file is a Python format string."""
@@ -123,11 +122,10 @@ def render_template_file(template: TemplateFile, frame: pl.DataFrame) -> list[st
     if unknown:
         raise BadInputError(f"the template uses {', '.join(unknown)}, which the rows do not have; it can use "
                             f"{', '.join(known)}", path=template.path)
-    letters = option_columns(frame.columns)
     render = _jinja_renderer(template) if template.language == "jinja" else _format_renderer(template)
     prompts = []
     for row in _rows(frame.select(columns)):
-        options = {letter: str(row[letter]) for letter in letters if not is_missing(row.get(letter))}
+        options = present_options(row)
         try:
             prompt = render(row, options)
         except BadInputError:
