@@ -17,7 +17,6 @@ For each tag pair, in order:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 
 import polars as pl
 
@@ -67,16 +66,17 @@ def strip_reasoning(text: str, tags: TagPairs) -> tuple[str, str | None]:
     return (text.strip(), found) if found else (text, None)
 
 
-def answer_texts(predictions: pl.Series, tags: TagPairs) -> pl.Series:
-    """``answer_text`` for every row: its prediction without reasoning traces (null where there is no prediction)."""
-    values = [None if text is None else strip_reasoning(text, tags)[0] for text in predictions.cast(pl.String)]
-    return pl.Series("answer_text", values, dtype=pl.String)
-
-
-def reasoning_counts(predictions: Sequence[str | None], tags: TagPairs) -> dict[str, int]:
-    """Rows whose trace was removed (``closed``) and rows whose trace never closed (``unclosed``)."""
+def answer_texts(predictions: pl.Series, tags: TagPairs) -> tuple[pl.Series, dict[str, int]]:
+    """``answer_text`` for every row (its prediction without reasoning traces, null where there is no prediction),
+    and how many rows had a trace removed (``closed``) or never closed (``unclosed``), in one pass."""
+    values: list[str | None] = []
     counts = {"closed": 0, "unclosed": 0}
-    for text in predictions:
-        if text is not None and (found := strip_reasoning(text, tags)[1]) is not None:
+    for text in predictions.cast(pl.String):
+        if text is None:
+            values.append(None)
+            continue
+        answer, found = strip_reasoning(text, tags)
+        values.append(answer)
+        if found is not None:
             counts[found] += 1
-    return counts
+    return pl.Series("answer_text", values, dtype=pl.String), counts

@@ -23,7 +23,7 @@ from mmbatch.extract.judge_phase import GROUP_FAILED_NOTE, JudgeSession
 from mmbatch.extract.judge_prompts import MCQ_TEMPLATE_CN, MCQ_TEMPLATE_EN, YES_NO_TEMPLATE, template_hash
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import OUTCOME_COLUMNS, JudgeTask, Outcome
-from mmbatch.extract.reasoning import answer_texts, reasoning_counts
+from mmbatch.extract.reasoning import answer_texts
 from mmbatch.extract.rule_pass import decide_by_rules, group_key
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
@@ -97,12 +97,15 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
                           answers_naming_empty_option=int(answer_names_empty_option(frame).sum()),
                           official_api=_is_official_api(options.judge_base_url))
     output = _with_outcomes(frame, outcomes)
+    traces = {"closed": 0, "unclosed": 0}
     if "prediction" in frame.columns:  # the raw text stays in `prediction`; what the rules read goes beside it
-        output = output.with_columns(answer_texts(frame["prediction"], options.reasoning_tags))
+        answer_column, traces = answer_texts(frame["prediction"], options.reasoning_tags)
+        output = output.with_columns(answer_column)
     earlier = ExtractRecord.from_metadata(table.metadata)
     settings = _extract_metadata(options, input_format, journal.settings["input_sha256"], summary,
                                  clip or (earlier.clip if earlier else None), letter_scoring)
-    settings["reasoning"] = _reasoning_metadata(frame, options)
+    settings["reasoning"] = {"rule": "traces (reasoning_tags) removed before matching; `prediction` kept raw, the "
+                                     "matched text in `answer_text`", "rows": traces}
     metadata = {**table.metadata, "stage": "extracted", "extract": settings,
                 RESUME_KEY: journal.settings}
     write_table(output, options.output, metadata)
@@ -234,14 +237,6 @@ def _with_outcomes(frame: pl.DataFrame, outcomes: dict[int, Outcome]) -> pl.Data
         joined = base.with_columns(decided["error"])
     added = [*OUTCOME_COLUMNS, SIMILARITIES] if decided[SIMILARITIES].is_not_null().any() else list(OUTCOME_COLUMNS)
     return joined.with_columns(decided.select(added))
-
-
-def _reasoning_metadata(frame: pl.DataFrame, options: ExtractOptions) -> dict[str, Any]:
-    """How reasoning traces were handled, and in how many rows one was removed or never closed."""
-    predictions = frame["prediction"].cast(pl.String).to_list() if "prediction" in frame.columns else []
-    return {"rule": "traces (reasoning_tags) removed before matching; `prediction` kept raw, the matched text in "
-                    "`answer_text`",
-            "rows": reasoning_counts(predictions, options.reasoning_tags)}
 
 
 def _extract_metadata(options: ExtractOptions, input_format: str, input_sha256: str, summary: dict[str, Any],
