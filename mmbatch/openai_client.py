@@ -2,8 +2,9 @@
 
 What it does: many requests in flight (a semaphore of ``concurrency``), its own retries
 (exponential backoff with jitter on 429, 5xx, timeouts, dropped connections and garbage bodies, honouring
-``Retry-After``), a start-up probe that turns an unreachable or misconfigured server into one clear error, and a
-bridge (:class:`EventLoopRunner`) that lets the synchronous stages consume results as each request finishes.
+``Retry-After``: :mod:`mmbatch.retry_policy`), replies read and checked by :mod:`mmbatch.openai_replies`, and a
+start-up probe that turns an unreachable or misconfigured server into one clear error. The synchronous stages drive
+it through :class:`mmbatch.event_loop_runner.EventLoopRunner`, consuming results as each request finishes.
 
 The API key is read from the environment and never appears in a message, a log line or a file: error texts from
 the server are scrubbed of it before they go anywhere.
@@ -12,24 +13,20 @@ the server are scrubbed of it before they go anywhere.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
-import random
 import re
-import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import h11
 
 from mmbatch.errors import BadInputError
 from mmbatch.http_transport import HttpResponse, KeepAliveConnections, ResponseTooLarge, lean_transport_applies
+from mmbatch.openai_replies import ChatReply, parse_chat_completion, server_error_message
+from mmbatch.retry_policy import AttemptFailure, backoff_delay, parse_retry_after, status_is_retryable
 from mmbatch.secret_values import register_secret, scrub_text
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 JUDGE_KEY_VARIABLES = ("MMBATCH_JUDGE_API_KEY", "OPENAI_API_KEY")
 """Where the judge's key is read from, first found wins."""
@@ -37,16 +34,8 @@ INFER_KEY_VARIABLES = ("OPENAI_API_KEY",)
 """Where the ``openai`` backend's key is read from."""
 OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 """Used when no base URL is given (nor ``OPENAI_BASE_URL`` set)."""
-RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 522, 524, 529})
 KEYLESS_PLACEHOLDER = "EMPTY"
 """The key sent to servers that need none (vLLM's convention); the ``openai`` package refuses to run without one."""
-MAX_REPLY_CHARS = 1 << 20
-"""Longest assistant text accepted (a 512-token answer is ~2 KB, a judge's verdict a few bytes): a longer reply is a
-failed row, not a 50 MB cell or cache entry."""
-MAX_MESSAGE_CHARS = 1000
-"""Longest server error message kept in an ``error`` cell or a printed line; the rest is cut and counted."""
-MAX_RETRY_AFTER_S = 300.0
-"""A ``Retry-After`` longer than this is capped (a server asking for an hour is treated as asking for 5 minutes)."""
 
 
 @dataclass(frozen=True)
@@ -79,36 +68,8 @@ def api_key_from_environment(variables: Iterable[str]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class ChatReply:
-    """One successful chat completion."""
-
-    text: str
-    """The assistant message's content."""
-    prompt_tokens: int = 0
-    """Input tokens, as the server reports them (0 when it does not)."""
-    completion_tokens: int = 0
-    """Output tokens, as the server reports them (0 when it does not)."""
-    attempts: int = 1
-    """HTTP attempts it took (1 = no retry)."""
-    prompt_logprobs: tuple[tuple[int, float | None], ...] | None = None
-    """When the request asked for ``prompt_logprobs`` (vLLM, SGLang): each prompt token's id and log-probability
-    (None for the first token, which nothing predicts); None when the reply has none."""
-
-
 class ChatCallError(Exception):
     """A request that still failed after its retries (or failed for good at once, e.g. HTTP 400)."""
-
-
-@dataclass
-class _Failure:
-    message: str
-    retryable: bool
-    retry_after_s: float | None = None
-    status: int | None = None
-    """The HTTP status when the server answered one (None for transport problems and garbage bodies)."""
-    said: str = ""
-    """The server's own error message (scrubbed), with ``status``."""
 
 
 class ChatClient:
@@ -180,7 +141,8 @@ class ChatClient:
                 tries = f" after {attempt} attempts" if attempt > 1 else ""
                 raise ChatCallError(f"{outcome.message}{tries}")
             self.retries += 1
-            await self._sleep(self._delay(attempt, outcome.retry_after_s))
+            await self._sleep(backoff_delay(attempt, outcome.retry_after_s, backoff_s=self.settings.backoff_s,
+                                            max_backoff_s=self.settings.max_backoff_s))
 
     async def fetch(self, send: Callable[[Any], Awaitable[bytes]]) -> bytes:
         """One request other than a chat completion (e.g. the images API) with the same retries; its 2xx body.
@@ -196,38 +158,33 @@ class ChatClient:
             attempt += 1
             async with self._semaphore:
                 outcome = await self._exchange(send)
-            if not isinstance(outcome, _Failure):
+            if not isinstance(outcome, AttemptFailure):
                 return outcome
             if not outcome.retryable or attempt > self.settings.max_retries:
                 tries = f" after {attempt} attempts" if attempt > 1 else ""
                 raise ChatCallError(f"{outcome.message}{tries}")
             self.retries += 1
-            await self._sleep(self._delay(attempt, outcome.retry_after_s))
+            await self._sleep(backoff_delay(attempt, outcome.retry_after_s, backoff_s=self.settings.backoff_s,
+                                            max_backoff_s=self.settings.max_backoff_s))
 
-    def _delay(self, attempt: int, retry_after_s: float | None) -> float:
-        if retry_after_s is not None:
-            return min(retry_after_s, MAX_RETRY_AFTER_S)
-        base = min(self.settings.backoff_s * 2 ** (attempt - 1), self.settings.max_backoff_s)
-        return base * random.uniform(0.5, 1.5)  # jitter: many rows retrying at once must not retry in lockstep
-
-    async def _exchange(self, send: Callable[[Any], Awaitable[bytes]]) -> bytes | _Failure:
+    async def _exchange(self, send: Callable[[Any], Awaitable[bytes]]) -> bytes | AttemptFailure:
         """One HTTP exchange through the package: the body of a 2xx answer, or the failure (transport or status)."""
         import openai
 
         try:
             raw = await send(self._openai())
         except openai.APITimeoutError:
-            return _Failure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
+            return AttemptFailure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            return _Failure(self.scrub(f"cannot reach {self.where} ({type(cause).__name__}: {cause})"), True)
+            return AttemptFailure(self.scrub(f"cannot reach {self.where} ({type(cause).__name__}: {cause})"), True)
         except openai.APIStatusError as exc:
-            code, said = exc.status_code, self.scrub(_error_message(exc.response.content))
-            return _Failure(f"HTTP {code} from {self.where}: {said}", code in RETRYABLE_STATUS or code >= 500,
+            code, said = exc.status_code, self.scrub(server_error_message(exc.response.content))
+            return AttemptFailure(f"HTTP {code} from {self.where}: {said}", status_is_retryable(code),
                             parse_retry_after(exc.response.headers.get("retry-after")), status=code, said=said)
         return raw
 
-    async def _lean_exchange(self, method: str, path: str, body: dict[str, Any] | None) -> bytes | _Failure:
+    async def _lean_exchange(self, method: str, path: str, body: dict[str, Any] | None) -> bytes | AttemptFailure:
         """One HTTP exchange through the keep-alive connections, with the failures worded as :meth:`_exchange`'s."""
         assert self._connections is not None
         data = None if body is None else json.dumps(body).encode()
@@ -235,53 +192,30 @@ class ChatClient:
             response: HttpResponse = await asyncio.wait_for(self._connections.request(method, path, data),
                                                             self.settings.timeout_s)
         except asyncio.TimeoutError:
-            return _Failure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
+            return AttemptFailure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
         except ResponseTooLarge as exc:
-            retryable = exc.status in RETRYABLE_STATUS or exc.status >= 500
-            return _Failure(f"{exc} from {self.where}", retryable, status=exc.status or None, said=str(exc))
+            retryable = status_is_retryable(exc.status)
+            return AttemptFailure(f"{exc} from {self.where}", retryable, status=exc.status or None, said=str(exc))
         except (OSError, h11.ProtocolError) as exc:
-            return _Failure(self.scrub(f"cannot reach {self.where} ({type(exc).__name__}: {exc})"), True)
+            return AttemptFailure(self.scrub(f"cannot reach {self.where} ({type(exc).__name__}: {exc})"), True)
         if 200 <= response.status < 300:
             return response.body
-        code, said = response.status, self.scrub(_error_message(response.body))
-        return _Failure(f"HTTP {code} from {self.where}: {said}", code in RETRYABLE_STATUS or code >= 500,
+        code, said = response.status, self.scrub(server_error_message(response.body))
+        return AttemptFailure(f"HTTP {code} from {self.where}: {said}", status_is_retryable(code),
                         parse_retry_after(response.headers.get("retry-after")), status=code, said=said)
 
-    async def _attempt(self, body: dict[str, Any]) -> ChatReply | _Failure:
+    async def _attempt(self, body: dict[str, Any]) -> ChatReply | AttemptFailure:
         # The body goes out as given (server-specific keys such as vLLM's need no ``extra_body``) and the reply comes
-        # back as bytes, which ``_parse`` checks (a garbage 200 is retryable). Through the package: its generic POST.
+        # back as bytes, which ``parse_chat_completion`` checks (a garbage 200 is retryable). Through the package:
+        # its generic POST.
         if self._connections is not None:
             response = await self._lean_exchange("POST", "/chat/completions", body)
         else:
             response = await self._exchange(lambda client: client.post("/chat/completions", body=body,
                                                                         cast_to=bytes))
-        if isinstance(response, _Failure):
+        if isinstance(response, AttemptFailure):
             return response
-        return self._parse(response)
-
-    def _parse(self, content: bytes) -> ChatReply | _Failure:
-        try:
-            data = json.loads(content)
-            message = data["choices"][0]["message"]
-            text = message.get("content")
-            if text is None and message.get("refusal"):
-                text = str(message["refusal"])
-            if not isinstance(text, str):
-                raise TypeError("no text content")
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            snippet = self.scrub(repr(content[:80].decode("utf-8", "replace")))
-            return _Failure(f"not a chat completion from {self.where}: {snippet}", True)
-        if len(text) > MAX_REPLY_CHARS:
-            return _Failure(f"the reply from {self.where} holds {len(text):,} characters, over the limit of "
-                            f"{MAX_REPLY_CHARS:,} (MAX_REPLY_CHARS)", False)
-        usage = data.get("usage")
-        try:
-            prompt_logprobs = parse_prompt_logprobs(data.get("prompt_logprobs"))
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            snippet = self.scrub(repr(content[:80].decode("utf-8", "replace")))
-            return _Failure(f"unreadable prompt_logprobs from {self.where}: {snippet}", True)
-        return ChatReply(text, _token_count(usage, "prompt_tokens"), _token_count(usage, "completion_tokens"),
-                         prompt_logprobs=prompt_logprobs)
+        return parse_chat_completion(response, where=self.where, scrub=self.scrub)
 
     async def probe(self, model: str) -> None:
         """Check at start-up that the server answers, accepts the key and serves ``model``.
@@ -291,7 +225,7 @@ class ChatClient:
         """
         response = await (self._lean_exchange("GET", "/models", None) if self._connections is not None else
                           self._exchange(lambda client: client.get("/models", cast_to=bytes)))
-        if isinstance(response, _Failure):
+        if isinstance(response, AttemptFailure):
             if response.status in (404, 405):
                 await self._probe_with_chat(model)  # some servers have no /models: a 1-token call tells the same
                 return
@@ -313,7 +247,7 @@ class ChatClient:
     async def _probe_with_chat(self, model: str) -> None:
         body = {"model": model, "messages": [{"role": "user", "content": "Say OK."}], "max_tokens": 1}
         outcome = await self._attempt(body)
-        if isinstance(outcome, _Failure):
+        if isinstance(outcome, AttemptFailure):
             raise BadInputError(f"the probe of {self.where} failed: {outcome.message}")
 
     def scrub(self, text: str) -> str:
@@ -349,115 +283,3 @@ def check_base_url(url: str) -> None:
     if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() for c in url):
         raise BadInputError(f"the base URL {url!r} is malformed: it needs http:// or https://, a host, and no "
                             "spaces, e.g. http://localhost:8000/v1")
-
-
-def _token_count(usage: Any, name: str) -> int:
-    """A token count from ``usage``; 0 when absent or not a whole number (a server's bad usage must not fail a row
-    whose answer is fine)."""
-    value = usage.get(name) if isinstance(usage, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or abs(value) == float("inf"):
-        return 0
-    return max(0, int(value))
-
-
-def parse_prompt_logprobs(value: Any) -> tuple[tuple[int, float | None], ...] | None:
-    """vLLM's ``prompt_logprobs`` (``[null, {"TOKEN_ID": {"logprob": -1.2, ...}}, ...]``) as (token id, log-prob).
-
-    The request asks for 0 alternatives, so each position holds exactly its own token; a position with several
-    entries cannot say which one is the prompt's, so it is refused rather than guessed.
-
-    Raises:
-        ValueError: A position holds no entry or several.
-    """
-    if value is None:
-        return None
-    parsed: list[tuple[int, float | None]] = []
-    for position in value:
-        if position is None:
-            parsed.append((-1, None))
-            continue
-        if len(position) != 1:
-            raise ValueError(f"{len(position)} entries at one prompt position")
-        ((token, entry),) = position.items()
-        parsed.append((int(token), float(entry["logprob"])))
-    return tuple(parsed)
-
-
-def _error_message(content: bytes) -> str:
-    """The ``error.message`` of an OpenAI-style error body, else the start of the body."""
-    try:
-        message = str(json.loads(content)["error"]["message"])
-    except (ValueError, KeyError, TypeError):
-        return repr(content[:200].decode("utf-8", "replace"))
-    if len(message) > MAX_MESSAGE_CHARS:
-        message = f"{message[:MAX_MESSAGE_CHARS]}... ({len(message) - MAX_MESSAGE_CHARS:,} more characters cut)"
-    return message
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date), or None."""
-    if value is None or not value.strip():
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-class EventLoopRunner:
-    """An event loop the synchronous stages drive: run one coroutine, or many with results as they finish.
-
-    The loop runs only while the caller waits for the next result, so no thread is involved and the caller's code
-    (committing results, updating the cache and the progress bar) never races with the requests.
-    """
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-
-    def run(self, coroutine: Awaitable[T]) -> T:
-        """Run ``coroutine`` to completion."""
-        return self.loop.run_until_complete(coroutine)
-
-    def as_completed(self, items: Iterable[T], work: Callable[[T], Awaitable[R]], *, window: int) -> Iterator[R]:
-        """``work(item)`` for every item, at most ``window`` started at once; yields results as they finish.
-
-        Items are started in order, so the first rows finish first and a killed run leaves few gaps. Closing the
-        iterator early cancels what is still running.
-        """
-        pending: set[asyncio.Task[R]] = set()
-        source = iter(items)
-        try:
-            self._fill(pending, source, work, window)
-            while pending:
-                done, _ = self.loop.run_until_complete(asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED))
-                pending -= done
-                self._fill(pending, source, work, window)
-                for task in done:
-                    yield task.result()
-        finally:
-            for task in pending:
-                task.cancel()
-            if pending:
-                self.loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
-
-    def _fill(self, pending: set[asyncio.Task[R]], source: Iterator[T], work: Callable[[T], Awaitable[R]],
-              window: int) -> None:
-        while len(pending) < window:
-            try:
-                item = next(source)
-            except StopIteration:
-                return
-            pending.add(self.loop.create_task(_as_coroutine(work(item))))
-
-    def close(self) -> None:
-        """Close the loop."""
-        self.loop.close()
-
-
-async def _as_coroutine(awaitable: Awaitable[R]) -> R:
-    return await awaitable

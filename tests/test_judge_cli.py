@@ -113,7 +113,7 @@ def test_a_judge_reply_over_the_limit_is_a_failed_row_and_never_cached(tmp_path:
     # Campaign replay: 50 MB judge replies were stored whole (630 MB of cache for 12 calls).
     from mmbatch.cli import main
     from mmbatch.extract.judge_cache import JudgeCache
-    from mmbatch.openai_client import MAX_REPLY_CHARS
+    from mmbatch.openai_replies import MAX_REPLY_CHARS
 
     inp = write_predictions(tmp_path / "pred.tsv", judge_rows()[:2])
     out = tmp_path / "out.parquet"

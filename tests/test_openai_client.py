@@ -10,7 +10,9 @@ import pytest
 from support.openai_server import GARBAGE, OpenAIServer, ServerScript, hang, status
 
 from mmbatch.errors import BadInputError
-from mmbatch.openai_client import ChatCallError, ChatClient, ClientSettings, EventLoopRunner, parse_retry_after
+from mmbatch.event_loop_runner import EventLoopRunner
+from mmbatch.openai_client import ChatCallError, ChatClient, ClientSettings
+from mmbatch.retry_policy import parse_retry_after
 
 BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "hello"}], "temperature": 0}
 
@@ -181,7 +183,7 @@ def test_key_is_scrubbed_and_not_in_repr() -> None:
 
 
 def test_an_oversized_reply_fails_once_naming_the_limit() -> None:
-    from mmbatch.openai_client import MAX_REPLY_CHARS
+    from mmbatch.openai_replies import MAX_REPLY_CHARS
 
     with OpenAIServer(ServerScript(reply="x" * (MAX_REPLY_CHARS + 1))) as server:
         with pytest.raises(ChatCallError, match="MAX_REPLY_CHARS"):
@@ -190,7 +192,7 @@ def test_an_oversized_reply_fails_once_naming_the_limit() -> None:
 
 
 def test_a_huge_error_message_is_cut() -> None:
-    from mmbatch.openai_client import MAX_MESSAGE_CHARS, _error_message
+    from mmbatch.openai_replies import MAX_MESSAGE_CHARS, server_error_message
 
-    said = _error_message(b'{"error": {"message": "' + b"e" * 50_000 + b'"}}')
+    said = server_error_message(b'{"error": {"message": "' + b"e" * 50_000 + b'"}}')
     assert len(said) < MAX_MESSAGE_CHARS + 60 and "49,000 more characters cut" in said

@@ -32,12 +32,12 @@ from mmbatch.backends.generation_args import GenerationArgs
 from mmbatch.backends.openai_images import decode_picture, image_sender
 from mmbatch.backends.openai_likelihood import LIKELIHOOD_SETTINGS, probe_prompt_logprobs, score_options
 from mmbatch.errors import BadInputError
+from mmbatch.event_loop_runner import EventLoopRunner
 from mmbatch.openai_client import (
     INFER_KEY_VARIABLES,
     ChatCallError,
     ChatClient,
     ClientSettings,
-    EventLoopRunner,
     api_key_from_environment,
 )
 

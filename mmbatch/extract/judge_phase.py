@@ -13,19 +13,14 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from mmbatch.errors import BadInputError
+from mmbatch.event_loop_runner import EventLoopRunner
 from mmbatch.extract.choice_rules import CHOICE_RULES
 from mmbatch.extract.judge import Judge, JudgeStats, random_fallback
 from mmbatch.extract.judge_cache import JudgeCache, default_cache_path
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.extract.rule_pass import is_known_wrong
-from mmbatch.openai_client import (
-    JUDGE_KEY_VARIABLES,
-    ChatClient,
-    ClientSettings,
-    EventLoopRunner,
-    api_key_from_environment,
-)
+from mmbatch.openai_client import JUDGE_KEY_VARIABLES, ChatClient, ClientSettings, api_key_from_environment
 from mmbatch.progress import progress
 
 COMMIT_EVERY_S = 2.0
