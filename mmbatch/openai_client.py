@@ -18,7 +18,7 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import h11
 
@@ -36,6 +36,8 @@ OFFICIAL_BASE_URL = "https://api.openai.com/v1"
 """Used when no base URL is given (nor ``OPENAI_BASE_URL`` set)."""
 KEYLESS_PLACEHOLDER = "EMPTY"
 """The key sent to servers that need none (vLLM's convention); the ``openai`` package refuses to run without one."""
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -130,19 +132,8 @@ class ChatClient:
         Raises:
             ChatCallError: the request failed after ``max_retries`` retries, or failed in a way retrying cannot fix.
         """
-        attempt = 0
-        while True:
-            attempt += 1
-            async with self._semaphore:
-                outcome = await self._attempt(body)
-            if isinstance(outcome, ChatReply):
-                return replace(outcome, attempts=attempt)
-            if not outcome.retryable or attempt > self.settings.max_retries:
-                tries = f" after {attempt} attempts" if attempt > 1 else ""
-                raise ChatCallError(f"{outcome.message}{tries}")
-            self.retries += 1
-            await self._sleep(backoff_delay(attempt, outcome.retry_after_s, backoff_s=self.settings.backoff_s,
-                                            max_backoff_s=self.settings.max_backoff_s))
+        reply, attempts = await self._with_retries(lambda: self._attempt(body))
+        return replace(reply, attempts=attempts)
 
     async def fetch(self, send: Callable[[Any], Awaitable[bytes]]) -> bytes:
         """One request other than a chat completion (e.g. the images API) with the same retries; its 2xx body.
@@ -153,13 +144,22 @@ class ChatClient:
         Raises:
             ChatCallError: the request failed after ``max_retries`` retries, or failed in a way retrying cannot fix.
         """
+        body, _ = await self._with_retries(lambda: self._exchange(send))
+        return body
+
+    async def _with_retries(self, attempt_once: Callable[[], Awaitable[T | AttemptFailure]]) -> tuple[T, int]:
+        """``attempt_once`` (each under the semaphore) until it succeeds; its result and the attempts it took.
+
+        Raises:
+            ChatCallError: the last failure, after ``max_retries`` retries or at once when retrying cannot fix it.
+        """
         attempt = 0
         while True:
             attempt += 1
             async with self._semaphore:
-                outcome = await self._exchange(send)
+                outcome = await attempt_once()
             if not isinstance(outcome, AttemptFailure):
-                return outcome
+                return outcome, attempt
             if not outcome.retryable or attempt > self.settings.max_retries:
                 tries = f" after {attempt} attempts" if attempt > 1 else ""
                 raise ChatCallError(f"{outcome.message}{tries}")
