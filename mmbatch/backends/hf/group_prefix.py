@@ -202,18 +202,22 @@ def plan_groups(loaded: LoadedModel, batch: list[Request], counts: SharingCounts
     for group in groups:
         why = reason or ("single row" if len(group) == 1 else None)
         if why is None:
-            encoded = [_prompt_inputs(loaded, request) for request in group]
-            tokens = [[int(token) for token in inputs["input_ids"][0].tolist()] for inputs in encoded]
-            prefix = common_prefix(tokens)
-            if extra := per_token_inputs(encoded[0]):
+            first = _prompt_inputs(loaded, group[0])
+            # The processor gives every row of the group the same kinds of input: the first row tells, before the
+            # other rows' images are processed for nothing.
+            if extra := per_token_inputs(first):
                 why = f"per-token inputs besides the tokens ({', '.join(extra)})"
-            elif any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
-                why = "image tokens after the branch point"
-            elif prefix == 0:
-                why = "no common prefix"
             else:
-                planned.append(PlannedGroup(group, tokens, prefix))
-                continue
+                encoded = [first, *(_prompt_inputs(loaded, request) for request in group[1:])]
+                tokens = [[int(token) for token in inputs["input_ids"][0].tolist()] for inputs in encoded]
+                prefix = common_prefix(tokens)
+                if any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
+                    why = "image tokens after the branch point"
+                elif prefix == 0:
+                    why = "no common prefix"
+                else:
+                    planned.append(PlannedGroup(group, tokens, prefix))
+                    continue
         counts.count_unshared(why, len(group))
         alone += group
     return planned, alone
