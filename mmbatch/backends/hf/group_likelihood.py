@@ -28,11 +28,16 @@ from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import encode
 
 
-def plan_likelihood_group(loaded: LoadedModel, contexts: list[str], images: list[Any]) -> PlannedGroup | str:
-    """The shared prefix of a group's prompts (the rows share ``images``), or why it cannot be shared exactly."""
-    encoded = [encode(loaded.processor, [context], [images], "cpu", None) for context in contexts]
-    if extra := per_token_inputs(encoded[0]):
+def plan_likelihood_group(loaded: LoadedModel, contexts: list[str],
+                          images: list[Any]) -> tuple[PlannedGroup, Any] | str:
+    """The shared prefix of a group's prompts (the rows share ``images``) and the first row's processor inputs (on
+    the CPU, for :func:`score_group`), or why the prefix cannot be shared exactly."""
+    first = encode(loaded.processor, contexts[:1], [images], "cpu", None)
+    # The processor gives every row of the group the same kinds of input: the first row tells, before the other
+    # rows' images are processed for nothing.
+    if extra := per_token_inputs(first):
         return f"per-token inputs besides the tokens ({', '.join(extra)})"
+    encoded = [first, *(encode(loaded.processor, [context], [images], "cpu", None) for context in contexts[1:])]
     tokens = [[int(token) for token in inputs["input_ids"][0]] for inputs in encoded]
     prefix = common_prefix(tokens)
     image_tokens = image_token_ids(loaded)
@@ -40,23 +45,23 @@ def plan_likelihood_group(loaded: LoadedModel, contexts: list[str], images: list
         return "no exact common prefix"
     if any(token in (image_tokens or set()) for row in tokens for token in row[prefix:]):
         return "no exact common prefix"
-    return PlannedGroup(rows=[], tokens=tokens, prefix=prefix)
+    return PlannedGroup(rows=[], tokens=tokens, prefix=prefix), first
 
 
-def score_group(loaded: LoadedModel, plan: PlannedGroup, context: str, images: list[Any],
+def score_group(loaded: LoadedModel, plan: PlannedGroup, leader_inputs: Any,
                 options: list[list[list[int]]]) -> list[list[OptionScore]]:
     """Score each row's options (continuation tokens) on the group's shared prefix.
 
     Args:
         loaded: The model.
         plan: The rows' prompt tokens and their common prefix length.
-        context: One row's chat-formatted prompt (its processor call prepares the group's images once).
-        images: The group's images.
+        leader_inputs: The processor's inputs of the group's first row (its images, prepared once for the group),
+            as :func:`plan_likelihood_group` made them.
         options: Each row's options, as continuation tokens of that row's prompt.
     """
     import torch
 
-    inputs = encode(loaded.processor, [context], [images], loaded.device, loaded.dtype)
+    inputs = leader_inputs.to(device=loaded.device, dtype=loaded.dtype)
     text_aligned = [name for name, value in inputs.items()
                     if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
     prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
@@ -116,12 +121,12 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
         plan = None
         if why is None:
             planned = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)
-            plan, why = (planned, None) if isinstance(planned, PlannedGroup) else (None, planned)
+            plan, why = (planned, None) if isinstance(planned, tuple) else (None, planned)
         if plan is None:
             counts.count_unshared(why or "not shareable", len(group))
             left += group
             continue
-        scored = score_group(loaded, plan, group[0][1], group[0][0].images, [options for _, _, options in group])
+        scored = score_group(loaded, *plan, [options for _, _, options in group])
         found.update((request.index, row_scores) for (request, _, _), row_scores in zip(group, scored, strict=True))
         counts.groups += 1
         counts.shared_rows += len(group)
