@@ -8,6 +8,7 @@ then the scored tokens start at the first token that differs, and that option ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,39 +44,48 @@ class Continuation:
     """The option, when the processor takes it as its ``suffix`` (PaliGemma); None when it is part of ``text``."""
 
 
-def option_continuation(processor: Any, context: str, option: str) -> Continuation:
-    """The option's tokens after ``context`` by the model's own rule.
+def option_continuations(processor: Any, context: str, options: Sequence[str]) -> list[Continuation]:
+    """Each option's tokens after ``context`` by the model's own rule, in option order.
 
     A processor that takes the answer as its ``suffix`` (PaliGemma, :func:`~mmbatch.backends.hf.messages.
     takes_answer_as_suffix`) ends the prompt with a newline and tokenises the suffix on its own: the option's tokens
-    are its own, right after the prompt's. Other models: :func:`split_continuation`.
+    are its own, right after the prompt's. Other models: :func:`split_continuation`, with the prompt tokenised once
+    for all the options.
 
     Raises:
-        ValueError: The option adds no token (an empty option).
+        ValueError: An option adds no token (an empty option).
     """
     from mmbatch.backends.hf.messages import takes_answer_as_suffix
 
+    tokenizer = processor.tokenizer
     if not takes_answer_as_suffix(processor):
-        return split_continuation(processor.tokenizer, context, option)
-    token_ids = processor.tokenizer(option, add_special_tokens=False)["input_ids"]
-    if not token_ids:
-        raise ValueError(f"option {option!r} adds no token to the prompt")
-    return Continuation(token_ids=token_ids, shares_prefix=True, text=context, suffix=option)
+        context_ids = tokenizer(context, add_special_tokens=False)["input_ids"]
+        return [split_continuation(tokenizer, context, option, context_ids=context_ids) for option in options]
+    continuations = []
+    for option in options:
+        token_ids = tokenizer(option, add_special_tokens=False)["input_ids"]
+        if not token_ids:
+            raise ValueError(f"option {option!r} adds no token to the prompt")
+        continuations.append(Continuation(token_ids=token_ids, shares_prefix=True, text=context, suffix=option))
+    return continuations
 
 
-def split_continuation(tokenizer: Any, context: str, option: str) -> Continuation:
+def split_continuation(tokenizer: Any, context: str, option: str, *,
+                       context_ids: list[int] | None = None) -> Continuation:
     """Tokenise the prompt and prompt + option, and find the option's tokens.
 
     Args:
         tokenizer: The model's tokenizer.
         context: The chat-formatted prompt, up to the assistant's turn.
         option: The option's text, without the joining space.
+        context_ids: ``context``'s tokens, when the caller has them already (several options of one prompt).
 
     Raises:
         ValueError: The option adds no token (an empty option).
     """
     full_text = context + join_text(context) + option
-    context_ids = tokenizer(context, add_special_tokens=False)["input_ids"]
+    if context_ids is None:
+        context_ids = tokenizer(context, add_special_tokens=False)["input_ids"]
     full_ids = tokenizer(full_text, add_special_tokens=False)["input_ids"]
     shared = 0
     for left, right in zip(context_ids, full_ids, strict=False):

@@ -20,7 +20,7 @@ from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.batching import describe_error, free_accelerator_memory
-from mmbatch.backends.hf.boundaries import Continuation, option_continuation
+from mmbatch.backends.hf.boundaries import Continuation, option_continuations
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
@@ -76,7 +76,7 @@ def score_request(loaded: LoadedModel, request: Request, *, separately: bool = F
 def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
     """Each option's summed log-probability as the continuation of the row's prompt, in option order."""
     context = chat_text(loaded.processor, request)
-    continuations = [option_continuation(loaded.processor, context, option) for option in request.options]
+    continuations = option_continuations(loaded.processor, context, request.options)
     shared = [index for index, continuation in enumerate(continuations) if continuation.shares_prefix]
     scores: dict[int, OptionScore] = {}
     if shared:
@@ -92,8 +92,8 @@ def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
 def score_options_separately(loaded: LoadedModel, request: Request) -> list[OptionScore]:
     """Each option's summed log-probability from its own full pass over images + prompt + option."""
     context = chat_text(loaded.processor, request)
-    return [score_full_sequence(loaded, option_continuation(loaded.processor, context, option),
-                                request.images) for option in request.options]
+    return [score_full_sequence(loaded, continuation, request.images)
+            for continuation in option_continuations(loaded.processor, context, request.options)]
 
 
 def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from mmbatch.backends.base import Request, Result
-from mmbatch.backends.hf.boundaries import option_continuation
+from mmbatch.backends.hf.boundaries import option_continuations
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.group_prefix import SharingCounts
 from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, run_prompts, score_request
@@ -50,7 +50,7 @@ def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int,
     for request in batch:
         context = chat_text(loaded.processor, request)
         try:
-            continuations = [option_continuation(loaded.processor, context, option) for option in request.options]
+            continuations = option_continuations(loaded.processor, context, request.options)
         except ValueError:
             continuations = []
         if continuations and all(continuation.shares_prefix for continuation in continuations):
