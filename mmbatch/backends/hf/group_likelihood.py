@@ -19,8 +19,9 @@ from mmbatch.backends.hf.group_prefix import (
     SharingCounts,
     common_prefix,
     image_token_ids,
+    left_pad,
     per_token_inputs,
-    prefix_token_types,
+    prefix_pass_inputs,
     same_group,
 )
 from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits, run_prompts
@@ -62,23 +63,12 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, leader_inputs: Any,
     import torch
 
     inputs = leader_inputs.to(device=loaded.device, dtype=loaded.dtype)
-    text_aligned = [name for name, value in inputs.items()
-                    if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
-    prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
-    prefix_ids = torch.tensor([plan.tokens[0][: plan.prefix]], device=loaded.device)
-    prefix_inputs.update(input_ids=prefix_ids, attention_mask=torch.ones_like(prefix_ids),
-                         **prefix_token_types(inputs, [plan.prefix], plan.prefix))
-    suffixes = [row[plan.prefix:] for row in plan.tokens]
-    width = max(len(suffix) for suffix in suffixes)
     pad_id = loaded.processor.tokenizer.pad_token_id
-    suffix_ids = torch.full((len(suffixes), width), pad_id, dtype=torch.long)
-    suffix_mask = torch.zeros((len(suffixes), width), dtype=torch.long)
-    for row, suffix in enumerate(suffixes):
-        suffix_ids[row, width - len(suffix):] = torch.tensor(suffix)
-        suffix_mask[row, width - len(suffix):] = 1
+    prefix_ids, prefix_mask = left_pad([plan.tokens[0][: plan.prefix]], pad_id, torch.long)
+    prefix_inputs = prefix_pass_inputs(inputs, prefix_ids, prefix_mask, loaded.device)
+    suffix_ids, suffix_mask = left_pad([row[plan.prefix:] for row in plan.tokens], pad_id, torch.long)
     suffix_ids, suffix_mask = suffix_ids.to(loaded.device), suffix_mask.to(loaded.device)
-    prompt_mask = torch.cat([torch.ones((len(suffixes), plan.prefix), dtype=torch.long, device=loaded.device),
-                             suffix_mask], dim=1)
+    prompt_mask = torch.cat([prefix_inputs["attention_mask"].expand(len(plan.tokens), -1), suffix_mask], dim=1)
     with torch.inference_mode():
         prefill = run_prompts(loaded, prefix_inputs)
         # Where the prefix's continuation goes: its length, plus the model's offset for M-RoPE.
@@ -87,7 +77,7 @@ def score_group(loaded: LoadedModel, plan: PlannedGroup, leader_inputs: Any,
         positions = start + (suffix_mask.cumsum(dim=1) - 1).clamp(min=0)
         next_positions = prompt_mask.sum(dim=1) + (start - plan.prefix)
         cache = prefill.outputs.past_key_values
-        cache.batch_select_indices(torch.zeros(len(suffixes), dtype=torch.long, device=loaded.device))
+        cache.batch_select_indices(torch.zeros(len(plan.tokens), dtype=torch.long, device=loaded.device))
         rows_pass = loaded.model(input_ids=suffix_ids, attention_mask=prompt_mask, position_ids=positions,
                                  past_key_values=cache, use_cache=True, **keep_last_logits(loaded.model, 1))
         first_logprobs = torch.log_softmax(rows_pass.logits[:, -1].float(), dim=-1)

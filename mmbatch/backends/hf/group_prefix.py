@@ -136,6 +136,35 @@ def prefix_token_types(inputs: Any, prefixes: list[int], width: int) -> dict[str
     return {"mm_token_type_ids": cut}
 
 
+def left_pad(rows: list[list[int]], pad_id: int, mask_dtype: Any) -> tuple[Any, Any]:
+    """Token rows left-padded to the longest: ``(ids, mask)`` on the CPU, the mask 1 over each row's own tokens."""
+    import torch
+
+    width = max(len(row) for row in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=mask_dtype)
+    for number, row in enumerate(rows):
+        ids[number, width - len(row):] = torch.tensor(row, dtype=torch.long)
+        mask[number, width - len(row):] = 1
+    return ids, mask
+
+
+def prefix_pass_inputs(leader_inputs: Any, prefix_ids: Any, prefix_mask: Any, device: Any) -> dict[str, Any]:
+    """The inputs of one pass over the groups' prefixes: the processor's inputs of each group's first row, with its
+    per-token columns replaced by the group's left-padded prefix (:func:`left_pad`).
+
+    The processor prepares each group's images once (and whatever else the model needs besides the tokens); only
+    the tokens, their mask and the token types (:func:`prefix_token_types`) are cut to the prefix.
+    """
+    shape = tuple(leader_inputs["input_ids"].shape)
+    inputs = {name: value for name, value in leader_inputs.items()
+              if not (hasattr(value, "shape") and tuple(value.shape[:2]) == shape)}
+    prefixes = [int(length) for length in prefix_mask.sum(dim=1)]
+    inputs.update(input_ids=prefix_ids.to(device), attention_mask=prefix_mask.to(device),
+                  **prefix_token_types(leader_inputs, prefixes, prefix_ids.shape[1]))
+    return inputs
+
+
 def per_token_inputs(inputs: Any) -> list[str]:
     """The processor's per-token tensors besides the tokens and their mask (Mllama's ``cross_attention_mask``,
     Gemma 3's and PaliGemma's ``token_type_ids``), by name.
@@ -239,32 +268,18 @@ def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *, max_new
 
     processor = loaded.processor
     pad_id = processor.tokenizer.pad_token_id
-    # The processor prepares each group's images once (and whatever else the model needs besides the tokens); its
-    # token columns are then replaced by the left-padded prefixes.
     leaders = [group.rows[0] for group in planned]
     inputs = encode(processor, [chat_text(processor, request) for request in leaders],
                     [request.images for request in leaders], loaded.device, loaded.dtype)
-    width = max(group.prefix for group in planned)
-    prefix_ids = torch.full((len(planned), width), pad_id, dtype=torch.long)
-    prefix_mask = torch.zeros((len(planned), width), dtype=inputs["attention_mask"].dtype)
-    for row, group in enumerate(planned):
-        prefix_ids[row, width - group.prefix:] = torch.tensor(group.tokens[0][: group.prefix])
-        prefix_mask[row, width - group.prefix:] = 1
-    text_aligned = [name for name, value in inputs.items()
-                    if hasattr(value, "shape") and tuple(value.shape[:2]) == tuple(inputs["input_ids"].shape)]
-    prefix_inputs = {name: value for name, value in inputs.items() if name not in text_aligned}
-    prefix_inputs.update(input_ids=prefix_ids.to(loaded.device), attention_mask=prefix_mask.to(loaded.device),
-                         **prefix_token_types(inputs, [group.prefix for group in planned], width))
+    mask_dtype = inputs["attention_mask"].dtype
+    prefix_ids, prefix_mask = left_pad([group.tokens[0][: group.prefix] for group in planned], pad_id, mask_dtype)
+    prefix_inputs = prefix_pass_inputs(inputs, prefix_ids, prefix_mask, loaded.device)
     owners = [row for row, group in enumerate(planned) for _ in group.rows]
-    suffixes = [tokens[group.prefix:] for group in planned for tokens in group.tokens]
-    suffix_width = max(len(suffix) for suffix in suffixes)
-    input_ids = torch.full((len(owners), width + suffix_width), pad_id, dtype=torch.long)
-    attention_mask = torch.zeros((len(owners), width + suffix_width), dtype=prefix_mask.dtype)
-    for row, (owner, suffix) in enumerate(zip(owners, suffixes, strict=True)):
-        input_ids[row, :width] = prefix_ids[owner]
-        attention_mask[row, :width] = prefix_mask[owner]
-        input_ids[row, width + suffix_width - len(suffix):] = torch.tensor(suffix)
-        attention_mask[row, width + suffix_width - len(suffix):] = 1
+    suffix_ids, suffix_mask = left_pad([tokens[group.prefix:] for group in planned for tokens in group.tokens],
+                                       pad_id, mask_dtype)
+    # Each row: [its group's prefix, left-padded][its own suffix, left-padded].
+    input_ids = torch.cat([prefix_ids[owners], suffix_ids], dim=1)
+    attention_mask = torch.cat([prefix_mask[owners], suffix_mask], dim=1)
     config = generation_config(loaded.model, max_new_tokens=max_new_tokens, temperature=0.0, generation=generation)
     with torch.inference_mode():
         prefill = run_prompts(loaded, prefix_inputs)
@@ -284,6 +299,6 @@ def continue_groups(loaded: LoadedModel, planned: list[PlannedGroup], *, max_new
     stop_ids = eos_ids(config, processor.tokenizer)
     answers: dict[int, tuple[str, int]] = {}
     rows = [request for group in planned for request in group.rows]
-    for request, generated in zip(rows, sequences[:, width + suffix_width:].tolist(), strict=True):
+    for request, generated in zip(rows, sequences[:, input_ids.shape[1]:].tolist(), strict=True):
         answers[request.index] = answer_text(processor.tokenizer, answer_tokens(generated, stop_ids), generation)
     return answers
