@@ -3,9 +3,6 @@ exactly as a real CLIP checkpoint is loaded."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from tests.support.build_once import build_once
@@ -41,15 +38,3 @@ def build_tiny_clip(directory: Path, *, seed: int = 0) -> Path:
 def tiny_clip() -> Path:
     """The cached tiny CLIP, built on first use (:func:`~tests.support.build_once.build_once`)."""
     return build_once(CLIP_CACHE, build_tiny_clip, finished_marker="model.safetensors")
-    CLIP_CACHE.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".clip.", dir=CLIP_CACHE.parent))
-    try:
-        build_tiny_clip(staging)
-        try:
-            os.rename(staging, CLIP_CACHE)
-        except OSError:
-            if not (CLIP_CACHE / "model.safetensors").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return CLIP_CACHE

@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from tests.support.build_once import build_once
@@ -46,15 +43,3 @@ def build_tiny_stable_diffusion(directory: Path, *, seed: int = 0) -> Path:
 def tiny_stable_diffusion() -> Path:
     """The cached tiny pipeline, built on first use (:func:`~tests.support.build_once.build_once`)."""
     return build_once(DIFFUSION_CACHE, build_tiny_stable_diffusion, finished_marker="model_index.json")
-    DIFFUSION_CACHE.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".diffusion.", dir=DIFFUSION_CACHE.parent))
-    try:
-        build_tiny_stable_diffusion(staging)
-        try:
-            os.rename(staging, DIFFUSION_CACHE)
-        except OSError:
-            if not (DIFFUSION_CACHE / "model_index.json").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return DIFFUSION_CACHE

@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from tests.support.build_once import build_once
@@ -92,15 +89,3 @@ def make_janus(*, seed: int = 0, add_bos: bool = False, chat_template: str = CHA
 def tiny_janus() -> Path:
     """The cached tiny Janus, built on first use (:func:`~tests.support.build_once.build_once`)."""
     return build_once(JANUS_CACHE, build_tiny_janus, finished_marker="model.safetensors")
-    JANUS_CACHE.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".janus.", dir=JANUS_CACHE.parent))
-    try:
-        build_tiny_janus(staging)
-        try:
-            os.rename(staging, JANUS_CACHE)
-        except OSError:
-            if not (JANUS_CACHE / "model.safetensors").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return JANUS_CACHE
