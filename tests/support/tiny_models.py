@@ -116,7 +116,7 @@ def build_llava(shape: LlavaShape = TINY_LLAVA, *, seed: int = 0, dtype=None, bo
     model = LlavaForConditionalGeneration(config)
     if dtype is not None:
         model = model.to(dtype)
-    _set_generation_tokens(model, tokenizer)
+    set_generation_tokens(model, tokenizer)
     return model.eval(), processor
 
 
@@ -142,8 +142,8 @@ def build_tiny_llava_bos(directory: Path, *, seed: int = 0) -> Path:
     return directory
 
 
-def _set_generation_tokens(model, tokenizer) -> None:
-    """Make greedy decoding stop at ``</s>`` and pad with ``<pad>``."""
+def set_generation_tokens(model, tokenizer) -> None:
+    """Make greedy decoding stop at the tokenizer's EOS and pad with its pad token (``</s>`` and ``<pad>`` here)."""
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.bos_token_id = tokenizer.bos_token_id
@@ -212,7 +212,7 @@ def build_idefics3(*, seed: int = 0, add_bos: bool = False, chat_template: str =
     )
     torch.manual_seed(seed)
     model = Idefics3ForConditionalGeneration(config)
-    _set_generation_tokens(model, tokenizer)
+    set_generation_tokens(model, tokenizer)
     return model.eval(), processor
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.support.tiny_models import WEIGHT_SCALE, save_model
+from tests.support.tiny_models import WEIGHT_SCALE, save_model, set_generation_tokens
 from tests.support.tiny_tokenizer import TRAINING_TEXT
 
 
@@ -40,10 +40,7 @@ def vision_sizes(image_size: int, patch_size: int, **overrides: Any) -> dict[str
 
 def finish(model: Any, processor: Any, directory: Path) -> None:
     """Make greedy decoding stop at the tokenizer's EOS and pad with its pad token, then save model and processor."""
-    tokenizer = processor.tokenizer
-    model.generation_config.pad_token_id = tokenizer.pad_token_id
-    model.generation_config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.bos_token_id = tokenizer.bos_token_id
+    set_generation_tokens(model, processor.tokenizer)
     save_model(model.eval(), processor, directory)
 
 
