@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import finish, text_sizes
+from tests.support.families.parts import finish, text_sizes, vision_sizes
 from tests.support.tiny_models import WEIGHT_SCALE
 from tests.support.tiny_tokenizer import train_tokenizer
 
@@ -43,8 +43,7 @@ def build_idefics2(directory: Path) -> None:
                                                   do_image_splitting=False),
         tokenizer=tokenizer, image_seq_len=latents, chat_template=CHAT_TEMPLATE)
     config = Idefics2Config(
-        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
-                       "image_size": size, "patch_size": patch, "initializer_range": WEIGHT_SCALE},
+        vision_config=vision_sizes(size, patch),
         perceiver_config={"hidden_size": 48, "resampler_n_latents": latents, "resampler_depth": 1,
                           "resampler_n_heads": 2, "resampler_head_dim": 8, "num_key_value_heads": 1,
                           "initializer_range": WEIGHT_SCALE},

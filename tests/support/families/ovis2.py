@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.families.parts import family_tokenizer, finish, text_sizes
+from tests.support.families.parts import family_tokenizer, finish, text_sizes, vision_sizes
 from tests.support.tiny_models import WEIGHT_SCALE
 
 CHAT_TEMPLATE = (
@@ -42,9 +42,7 @@ def build_ovis2(directory: Path) -> None:
                                image_seq_length=(tile // patch) ** 2, chat_template=CHAT_TEMPLATE)
     text = text_sizes(tokenizer)
     config = Ovis2Config(
-        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2, "num_attention_heads": 2,
-                       "image_size": tile, "patch_size": patch, "vocab_size": 64, "hidden_stride": 1,
-                       "initializer_range": WEIGHT_SCALE},
+        vision_config=vision_sizes(tile, patch, vocab_size=64, hidden_stride=1),
         text_config={"model_type": "qwen2", **text},
         image_token_id=tokenizer.convert_tokens_to_ids("<IMG_ATOM>"),
         visual_indicator_token_ids=tokenizer.convert_tokens_to_ids(INDICATORS), vocab_size=len(tokenizer),
