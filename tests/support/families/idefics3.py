@@ -6,21 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.families import idefics2
 from tests.support.tiny_models import build_idefics3, save_model
 
-CHAT_TEMPLATE = (
-    "{{ bos_token }}"
-    "{% for message in messages %}"
-    "{{ message['role'] | capitalize }}"
-    "{% if message['content'][0]['type'] == 'image' %}:{% else %}: {% endif %}"
-    "{% for part in message['content'] %}"
-    "{% if part['type'] == 'text' %}{{ part['text'] }}{% elif part['type'] == 'image' %}<image>{% endif %}"
-    "{% endfor %}"
-    "<end_of_utterance>\n"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}Assistant:{% endif %}"
-)
-"""Idefics3-8B-Llama3's template (it writes ``<|begin_of_text|>``, the BOS token, literally)."""
+CHAT_TEMPLATE = "{{ bos_token }}" + idefics2.CHAT_TEMPLATE
+"""Idefics3-8B-Llama3's template: Idefics2's behind the BOS token (the real one writes ``<|begin_of_text|>``)."""
 
 
 def build_idefics3_llama3(directory: Path) -> None:
