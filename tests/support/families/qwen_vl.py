@@ -20,10 +20,7 @@ from tests.support.families.parts import family_tokenizer, finish, text_sizes
 from tests.support.tiny_models import WEIGHT_SCALE
 from tests.support.video_standin import VideoProcessorStandIn
 
-QWEN2_CHAT_TEMPLATE = (
-    "{% for message in messages %}"
-    "{% if loop.first and message['role'] != 'system' %}"
-    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+CHATML_TURN = (
     "<|im_start|>{{ message['role'] }}\n"
     "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
     "{% for content in message['content'] %}"
@@ -32,6 +29,14 @@ QWEN2_CHAT_TEMPLATE = (
     "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}"
     "{% endfor %}{% endif %}"
     "<|im_end|>\n"
+)
+"""One ChatML turn of the Qwen templates, its images and videos written as vision-token triples."""
+
+QWEN2_CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{% if loop.first and message['role'] != 'system' %}"
+    "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n{% endif %}"
+    + CHATML_TURN +
     "{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
@@ -39,14 +44,7 @@ QWEN2_CHAT_TEMPLATE = (
 
 QWEN3_CHAT_TEMPLATE = (
     "{% for message in messages %}"
-    "<|im_start|>{{ message['role'] }}\n"
-    "{% if message['content'] is string %}{{ message['content'] }}{% else %}"
-    "{% for content in message['content'] %}"
-    "{% if content['type'] == 'image' %}<|vision_start|><|image_pad|><|vision_end|>"
-    "{% elif content['type'] == 'video' %}<|vision_start|><|video_pad|><|vision_end|>"
-    "{% elif content['type'] == 'text' %}{{ content['text'] }}{% endif %}"
-    "{% endfor %}{% endif %}"
-    "<|im_end|>\n"
+    + CHATML_TURN +
     "{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
