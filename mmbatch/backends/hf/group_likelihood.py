@@ -100,6 +100,7 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
     """Score the rows of groups that can share their prefix into ``found``; returns the rows left for the ordinary
     path (lone rows, and groups whose prompts have no exact common prefix), counted by reason in ``counts``."""
     left: list[tuple[Request, str, list[list[int]]]] = []
+    blocker = prefix_sharing_blocker(loaded.model)  # the model's: the same for every group
     position = 0
     while position < len(rows):
         end = position + 1
@@ -107,7 +108,7 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
             end += 1
         group = rows[position:end]
         position = end
-        why = "single row" if len(group) == 1 else prefix_sharing_blocker(loaded.model)
+        why = "single row" if len(group) == 1 else blocker
         plan = None
         if why is None:
             planned = plan_likelihood_group(loaded, [context for _, context, _ in group], group[0][0].images)
