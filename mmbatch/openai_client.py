@@ -90,7 +90,7 @@ class ChatClient:
 
     def __init__(self, settings: ClientSettings, *, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.settings = settings
-        self.base_url = (settings.base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL).rstrip("/")
+        self.base_url = resolved_base_url(settings.base_url)
         check_base_url(self.base_url)
         self.where = "the official OpenAI API" if self.base_url == OFFICIAL_BASE_URL else self.base_url
         """The server, for messages."""
@@ -264,6 +264,11 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
+
+
+def resolved_base_url(base_url: str | None) -> str:
+    """The server a client reaches: ``base_url``, else ``OPENAI_BASE_URL``, else the official API."""
+    return (base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL).rstrip("/")
 
 
 def check_base_url(url: str) -> None:

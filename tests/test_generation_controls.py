@@ -150,6 +150,16 @@ def test_server_extensions_are_refused_for_the_official_api(prepared: Path, tmp_
     assert "official OpenAI API has no such setting" in capsys.readouterr().err
 
 
+def test_server_extensions_go_to_a_server_named_by_openai_base_url(prepared: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    with OpenAIServer(ServerScript(reply="B")) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)  # no --base-url: the variable names the server
+        assert infer(prepared, tmp_path / "out.parquet", "--backend", "openai", "--model", "local-model",
+                     "--temperature", "1", "--gen-arg", "top_k=5") == 0
+        bodies = [request.body for request in server.chat_requests]
+    assert bodies and all(body["top_k"] == 5 for body in bodies)
+
+
 def test_a_server_that_refuses_the_system_message_stops_the_run_before_any_row(
         prepared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # vLLM answers 400 when the model's chat template raises on a system role.

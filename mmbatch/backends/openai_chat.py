@@ -35,10 +35,12 @@ from mmbatch.errors import BadInputError
 from mmbatch.event_loop_runner import EventLoopRunner
 from mmbatch.openai_client import (
     INFER_KEY_VARIABLES,
+    OFFICIAL_BASE_URL,
     ChatCallError,
     ChatClient,
     ClientSettings,
     api_key_from_environment,
+    resolved_base_url,
 )
 
 
@@ -65,7 +67,7 @@ SERVER_EXTENSIONS = ("top_k", "min_p", "repetition_penalty")
 in the same request body."""
 
 
-def sampling_fields(generation: GenerationArgs, base_url: str | None) -> dict[str, Any]:
+def sampling_fields(generation: GenerationArgs, base_url: str) -> dict[str, Any]:
     """The request fields of the ``--gen-arg`` settings (``stop``, ``top_p``, ``seed``, and the server extensions).
 
     Raises:
@@ -73,7 +75,7 @@ def sampling_fields(generation: GenerationArgs, base_url: str | None) -> dict[st
     """
     given = generation.given()
     extensions = [key for key in SERVER_EXTENSIONS if key in given]
-    if extensions and base_url is None:
+    if extensions and base_url == OFFICIAL_BASE_URL:
         raise BadInputError(f"--gen-arg {', '.join(extensions)}: the official OpenAI API has no such setting (vLLM, "
                             "SGLang and LMDeploy servers take it); use --base-url with such a server, or drop it")
     return given
@@ -109,7 +111,8 @@ class OpenAIChatBackend:
             parse_image_size(options.image_size)
         except ValueError as exc:
             raise BadInputError(str(exc)) from exc
-        self.sampling = sampling_fields(options.generation, options.base_url)
+        # The server as the client will resolve it: OPENAI_BASE_URL may name a vLLM server without --base-url.
+        self.sampling = sampling_fields(options.generation, resolved_base_url(options.base_url))
         """The ``--gen-arg`` fields of every chat request."""
         self.options = options
         settings = ClientSettings(
