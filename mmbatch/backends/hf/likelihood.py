@@ -80,8 +80,8 @@ def score_options(loaded: LoadedModel, request: Request) -> list[OptionScore]:
     shared = [index for index, continuation in enumerate(continuations) if continuation.shares_prefix]
     scores: dict[int, OptionScore] = {}
     if shared:
-        shared_scores = score_shared_prefix(loaded, context, request.images,
-                                            [continuations[index].token_ids for index in shared])
+        shared_scores = score_rows(loaded, [context], [request.images],
+                                   [[continuations[index].token_ids for index in shared]])[0]
         scores.update(zip(shared, shared_scores, strict=True))
     for index, continuation in enumerate(continuations):
         if not continuation.shares_prefix:
@@ -96,32 +96,36 @@ def score_options_separately(loaded: LoadedModel, request: Request) -> list[Opti
             for continuation in option_continuations(loaded.processor, context, request.options)]
 
 
-def score_shared_prefix(loaded: LoadedModel, context: str, images: list[Any],
-                        options: list[list[int]]) -> list[OptionScore]:
-    """Score token sequences that all continue ``context``: one prompt pass, then one batched pass if needed.
+def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]],
+               options: list[list[list[int]]]) -> list[list[OptionScore]]:
+    """Score the continuation tokens ``options[row]`` of each row's ``contexts[row]``: one left-padded prompt pass
+    for all rows, then one batched pass for the options longer than a token (single-token options, letters, are
+    fully scored by the prompt pass).
 
     Args:
         loaded: The model.
-        context: The chat-formatted prompt whose tokens are a prefix of every prompt + option.
-        images: The row's images (placeholders for them are in ``context``).
-        options: The continuation tokens of each option.
+        contexts: Chat-formatted prompts whose tokens are a prefix of every prompt + option of their row.
+        images: Each row's images.
+        options: Each row's options, as continuation tokens.
     """
     import torch
 
-    inputs = encode(loaded.processor, [context], [images], loaded.device, loaded.dtype)
+    inputs = encode(loaded.processor, contexts, images, loaded.device, loaded.dtype)
     with torch.inference_mode():
         prompt = run_prompts(loaded, inputs)
-        first_logprobs = torch.log_softmax(prompt.outputs.logits[0, -1].float(), dim=-1)
-        # Single-token options (letters) are fully scored by the prompt pass; only longer ones need the option pass.
-        longer = [row for row, tokens in enumerate(options) if len(tokens) > 1]
-        rest = [0.0] * len(options)
+        first_logprobs = torch.log_softmax(prompt.outputs.logits[:, -1].float(), dim=-1)
+        longer = [(row, number) for row, row_options in enumerate(options)
+                  for number, tokens in enumerate(row_options) if len(tokens) > 1]
+        rest: dict[tuple[int, int], float] = {}
         if longer:
             sums = batched_option_pass(loaded, prompt.outputs.past_key_values, prompt.mask, prompt.next_positions,
-                                       [0] * len(longer), [options[row] for row in longer], inputs)
-            for row, total in zip(longer, sums, strict=True):
-                rest[row] = total
+                                       [row for row, _ in longer], [options[row][number] for row, number in longer],
+                                       inputs)
+            rest = dict(zip(longer, sums, strict=True))
     return [
-        OptionScore(first_logprobs[tokens[0]].item() + rest[row], len(tokens)) for row, tokens in enumerate(options)
+        [OptionScore(first_logprobs[row, tokens[0]].item() + rest.get((row, number), 0.0), len(tokens))
+         for number, tokens in enumerate(row_options)]
+        for row, row_options in enumerate(options)
     ]
 
 

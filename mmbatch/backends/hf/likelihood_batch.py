@@ -10,15 +10,14 @@ prompt's last token, or that have no options, are handled row by row as in :mod:
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.boundaries import option_continuations
 from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker
 from mmbatch.backends.hf.group_prefix import SharingCounts
-from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, run_prompts, score_request
+from mmbatch.backends.hf.likelihood import OptionScore, score_request, score_rows
 from mmbatch.backends.hf.loading import LoadedModel
-from mmbatch.backends.hf.messages import chat_text, encode
+from mmbatch.backends.hf.messages import chat_text
 
 
 def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int,
@@ -82,34 +81,3 @@ def score_batch(loaded: LoadedModel, batch: list[Request], rows_per_pass: int,
                 choice_ntokens=[score.ntokens for score in row_scores], latency_ms=share_ms,
             )
     return [results[request.index] for request in batch]
-
-
-def score_rows(loaded: LoadedModel, contexts: list[str], images: list[list[Any]],
-               options: list[list[list[int]]]) -> list[list[OptionScore]]:
-    """Score the continuation tokens ``options[row]`` of each row's ``contexts[row]``.
-
-    Args:
-        loaded: The model.
-        contexts: Chat-formatted prompts whose tokens are a prefix of every prompt + option of their row.
-        images: Each row's images.
-        options: Each row's options, as continuation tokens.
-    """
-    import torch
-
-    inputs = encode(loaded.processor, contexts, images, loaded.device, loaded.dtype)
-    with torch.inference_mode():
-        prompt = run_prompts(loaded, inputs)
-        first_logprobs = torch.log_softmax(prompt.outputs.logits[:, -1].float(), dim=-1)
-        longer = [(row, number) for row, row_options in enumerate(options)
-                  for number, tokens in enumerate(row_options) if len(tokens) > 1]
-        rest: dict[tuple[int, int], float] = {}
-        if longer:
-            sums = batched_option_pass(loaded, prompt.outputs.past_key_values, prompt.mask, prompt.next_positions,
-                                       [row for row, _ in longer], [options[row][number] for row, number in longer],
-                                       inputs)
-            rest = dict(zip(longer, sums, strict=True))
-    return [
-        [OptionScore(first_logprobs[row, tokens[0]].item() + rest.get((row, number), 0.0), len(tokens))
-         for number, tokens in enumerate(row_options)]
-        for row, row_options in enumerate(options)
-    ]
