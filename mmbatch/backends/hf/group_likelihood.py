@@ -22,7 +22,7 @@ from mmbatch.backends.hf.group_prefix import (
     left_pad,
     per_token_inputs,
     prefix_pass_inputs,
-    same_group,
+    split_groups,
 )
 from mmbatch.backends.hf.likelihood import OptionScore, batched_option_pass, keep_last_logits, run_prompts
 from mmbatch.backends.hf.loading import LoadedModel
@@ -102,12 +102,9 @@ def score_shareable_groups(loaded: LoadedModel, rows: list[tuple[Request, str, l
     left: list[tuple[Request, str, list[list[int]]]] = []
     blocker = prefix_sharing_blocker(loaded.model)  # the model's: the same for every group
     position = 0
-    while position < len(rows):
-        end = position + 1
-        while end < len(rows) and same_group(rows[position][0], rows[end][0]):
-            end += 1
-        group = rows[position:end]
-        position = end
+    for requests in split_groups([request for request, _, _ in rows]):
+        group = rows[position:position + len(requests)]
+        position += len(requests)
         why = "single row" if len(group) == 1 else blocker
         plan = None
         if why is None:
