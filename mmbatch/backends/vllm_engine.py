@@ -246,8 +246,10 @@ class VLLMBackend:
                 results[position] = refused
                 continue
             context = chat_text(self.processor, request)
+            tokenizer = self.processor.tokenizer
+            context_ids = tokenizer(context, add_special_tokens=False)["input_ids"]  # once for all the options
             try:
-                continuations = [split_continuation(self.processor.tokenizer, context, option)
+                continuations = [split_continuation(tokenizer, context, option, context_ids=context_ids)
                                  for option in request.options]
             except ValueError as exc:
                 results[position] = Result(request.index, error=str(exc))
