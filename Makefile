@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export PYTHONDONTWRITEBYTECODE ?= 1
 
 .PHONY: browser install install-light test test-quick lint typecheck schemas demo bench docker airflow-env vllm-env \
-	torchvision-env clean
+	torchvision-env tracking-env clean
 
 ## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer and dev extras)
 install: .cache/installed
@@ -25,7 +25,7 @@ install-light:
 
 ## test: lint, type check (also as Python 3.10, the oldest supported), schema drift check and the whole suite
 ## (offline, CPU)
-test: install airflow-env vllm-env torchvision-env browser
+test: install airflow-env vllm-env torchvision-env tracking-env browser
 	$(PYTHON) -m ruff check mmbatch tests bench examples tools
 	$(PYTHON) -m mypy mmbatch
 	$(PYTHON) -m mypy mmbatch --python-version 3.10
@@ -120,6 +120,17 @@ $(TORCHVISION_VENV)/installed: tests/support/patch_torchvision_cpu.py
 	$(PYTHON) -m venv --system-site-packages $(TORCHVISION_VENV)
 	$(TORCHVISION_VENV)/bin/pip install --disable-pip-version-check -q --no-deps "torchvision==$(TORCHVISION_VERSION)"
 	$(TORCHVISION_VENV)/bin/python tests/support/patch_torchvision_cpu.py $(TORCHVISION_VENV)/bin/python
+	@touch $@
+
+## tracking-env: the mlflow and wandb extras in their own virtualenv (over mmbatch's packages), for the export tests;
+## kept out of mmbatch's environment so that the suite also sees an install without them
+TRACKING_VENV ?= .cache/tracking-venv
+tracking-env: $(TRACKING_VENV)/installed
+
+$(TRACKING_VENV)/installed: pyproject.toml constraints.txt
+	rm -rf $(TRACKING_VENV)
+	$(PYTHON) -m venv --system-site-packages $(TRACKING_VENV)
+	$(TRACKING_VENV)/bin/pip install --disable-pip-version-check -q -c constraints.txt mlflow-skinny wandb
 	@touch $@
 
 clean:

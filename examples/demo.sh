@@ -16,103 +16,48 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # Stages append their steps below, in pipeline order.
 
-# --- prepare: every bundled example -> one prepared file per benchmark (NAME.prepared.parquet, inferred below), plus
-# the plain MCQ example with generated circular copies (TSV, not inferred). Regenerate inputs: examples/make_examples.py
-say "prepare: each example benchmark -> prepared rows with rendered prompts"
-prepare() { python3 -m mmbatch prepare "$@"; }
-[[ -f examples/mmbench/mmbench_example.tsv ]] && prepare --benchmark mmbench \
-    --input examples/mmbench/mmbench_example.tsv --output "$out/mmbench.prepared.parquet"
-[[ -f examples/mmbench/mcq_plain_example.tsv ]] && prepare --benchmark mmbench --circular \
+# --- run plan: prepare, infer, extract (rules only) and score every bundled example with two models, each loaded
+# once (examples/demo-plan.yaml): a tiny random-weight LLaVA (built once into .cache/, offline; its answers are random
+# text: this shows the pipeline, not a score) and the echo backend answering with the ground truth as a reference.
+# MMBench runs as two row shards per model, merged. For a real model change one line of the plan:
+# model: llava-hf/llava-1.5-7b-hf (or backend: openai with backend_args: {base_url: http://localhost:8000/v1}).
+say "run plan: 2 models x 5 benchmarks (prepare, infer, extract, score) -> $out/plan (docs/plans.md)"
+python3 examples/tiny_model.py >/dev/null
+# SEED-Bench-2's level-3 row asks for a picture: the reference draws the right one and extract compares pictures with
+# a CLIP model, here a tiny random one (an option's MMBATCH_<OPTION> variable fills in what a plan leaves out).
+tiny_clip=$(python3 examples/tiny_image_models.py clip)
+plan_rc=0
+MMBATCH_CLIP_MODEL="$tiny_clip" python3 -m mmbatch run --plan examples/demo-plan.yaml --output-dir "$out/plan" || {
+    plan_rc=$?; [[ $plan_rc -eq 3 ]] || exit "$plan_rc"; }
+[[ $plan_rc -eq 0 ]] || echo "run plan: some rows failed (see their 'error' column); a rerun retries only them"
+plan="$out/plan"
+tiny="$plan/models/tiny-llava"
+reference="$plan/models/reference"
+
+# --- prepare alone: the plain MCQ example with generated circular copies (TSV, not inferred). Regenerate inputs:
+# examples/make_examples.py
+say "prepare: a plain MCQ file -> CircularEval copies"
+[[ -f examples/mmbench/mcq_plain_example.tsv ]] && python3 -m mmbatch prepare --benchmark mmbench --circular \
     --input examples/mmbench/mcq_plain_example.tsv --output "$out/mcq_circular.tsv"
-[[ -d examples/mme ]] && prepare --benchmark mme --input examples/mme --output "$out/mme.prepared.parquet"
-[[ -f examples/seed/seed_example.json ]] && prepare --benchmark seedbench --input examples/seed/seed_example.json \
-    --media-root examples/seed/media --output "$out/seedbench.prepared.parquet"
-[[ -f examples/seed/seed2_example.json ]] && prepare --benchmark seedbench2 --input examples/seed/seed2_example.json \
-    --media-root examples/seed/media --output "$out/seedbench2.prepared.parquet"
 
-# --- infer: every prepared file of the steps above -> predictions, with a tiny random-weight LLaVA (built once into
-# .cache/, offline). Its answers are random text: this shows the pipeline, not a score. For a real model change one
-# flag: --model llava-hf/llava-1.5-7b-hf (or --backend openai --base-url http://localhost:8000/v1 --model NAME).
-say "infer: a tiny random-weight LLaVA answers every prepared file (the first one in 2 shards, then merged)"
-tiny_model=$(python3 examples/tiny_model.py)
-shopt -s nullglob
-prepared_files=("$out"/*prepared*.parquet)
-shopt -u nullglob
-if [[ ${#prepared_files[@]} -eq 0 ]]; then
-    echo "no prepared files in $out: the prepare steps must run before infer" >&2
-    exit 1
-fi
-infer_rc=0
-for position in "${!prepared_files[@]}"; do
-    prepared=${prepared_files[$position]}
-    predictions="$(dirname "$prepared")/$(basename "$prepared" | sed 's/prepared/predictions/')"
-    # --force: when a rerun of the demo rewrote the prepared file, start afresh instead of refusing the old progress
-    # (with an unchanged file it still resumes).
-    infer=(python3 -m mmbatch infer --input "$prepared" --output "$predictions" --backend hf --model "$tiny_model"
-           --device cpu --dtype float32 --batch-size 8 --max-new-tokens 8 --num-frames 4 --force
-           --media-root examples)  # media are read only inside a folder chosen here, not where a file points
-    if [[ $position -eq 0 ]]; then
-        # Two shards (as two machines would run them), then merge; status 3 means rows failed, and they are kept.
-        "${infer[@]}" --shard 0/2 || [[ $? -eq 3 ]] || exit 1
-        "${infer[@]}" --shard 1/2 || [[ $? -eq 3 ]] || exit 1
-        python3 -m mmbatch merge --output "$predictions" "${predictions%.parquet}".shard-{0,1}-of-2.parquet
-        rm -rf "$predictions.partial"
-    else
-        "${infer[@]}" || { rc=$?; [[ $rc -eq 3 ]] || exit "$rc"; infer_rc=3; }
-    fi
-done
-[[ $infer_rc -eq 0 ]] || echo "infer: some rows failed (see their 'error' column); a rerun retries only them"
-
-# A reference "model" for the report: the echo backend answers every MMBench row with its ground truth, so its
-# CircularEval is 100 % and the report shows two models side by side.
-say "infer (reference): the echo backend answers the MMBench rows with their ground truth"
-python3 -m mmbatch infer --input "$out/mmbench.prepared.parquet" --output "$out/mmbench-echo.predictions.parquet" \
-    --backend echo --model answer
-
-# --- extract: every predictions file -> extracted choices with the official rules only (--no-judge), then the MMBench
-# predictions once more with an LLM judge: a local OpenAI-compatible test server stands in for it here (for the real
-# one: export OPENAI_API_KEY and drop --judge-base-url; --judge-model gpt-3.5-turbo-0125 reproduces the leaderboard).
-say "extract: predictions -> choices (rules only), then the MMBench rows again with a judge on a local test server"
-shopt -s nullglob
-prediction_files=("$out"/*predictions*.parquet)
-shopt -u nullglob
-extract_rc=0
-for predictions in "${prediction_files[@]}"; do
-    [[ $predictions == *.shard-* ]] && continue   # shard parts of a merged file
-    extracted="$(dirname "$predictions")/$(basename "$predictions" | sed 's/predictions/extracted/')"
-    python3 -m mmbatch extract --input "$predictions" --output "$extracted" --no-judge \
-        || { rc=$?; [[ $rc -eq 3 ]] || exit "$rc"; extract_rc=3; }
-done
-[[ $extract_rc -eq 0 ]] || echo "extract: rows that failed in infer stay failed (extract_method 'error')"
-if [[ -f "$out/mmbench.predictions.parquet" ]]; then
+# --- extract with a judge: the tiny model's MMBench answers once more, with an LLM judge for what the rules cannot
+# match: a local OpenAI-compatible test server stands in for it here (for the real one: export OPENAI_API_KEY and
+# drop --judge-base-url; --judge-model gpt-3.5-turbo-0125 reproduces the leaderboard).
+say "extract: the MMBench answers again with a judge on a local test server"
+if [[ -f "$tiny/mmbench/predictions.parquet" ]]; then
     python3 tests/support/openai_server.py --port 0 --reply judge > "$out/judge-server.port" &
     judge_pid=$!
     for _ in $(seq 100); do grep -q PORT "$out/judge-server.port" 2>/dev/null && break; sleep 0.1; done
     judge_url="http://127.0.0.1:$(awk '/PORT/ {print $2}' "$out/judge-server.port")/v1"
-    python3 -m mmbatch extract --input "$out/mmbench.predictions.parquet" --output "$out/mmbench.judged.tsv" \
+    python3 -m mmbatch extract --input "$tiny/mmbench/predictions.parquet" --output "$out/mmbench.judged.tsv" \
         --judge-base-url "$judge_url" --judge-model gpt-4o-mini --concurrency 8 || [[ $? -eq 3 ]] || {
         kill "$judge_pid"; exit 1; }
     # The same again: every judge reply now comes from the cache (0 calls).
-    python3 -m mmbatch extract --input "$out/mmbench.predictions.parquet" --output "$out/mmbench.judged-again.tsv" \
+    python3 -m mmbatch extract --input "$tiny/mmbench/predictions.parquet" --output "$out/mmbench.judged-again.tsv" \
         --judge-base-url "$judge_url" --judge-model gpt-4o-mini || [[ $? -eq 3 ]] || { kill "$judge_pid"; exit 1; }
     kill "$judge_pid"
     rm -f "$out/judge-server.port"
 fi
-
-# --- score: every extracted file of the steps above -> metrics table (95 % bootstrap intervals) + per-row hits
-say "score: metrics tables with 95 % bootstrap intervals; per-row hits beside them"
-shopt -s nullglob
-extracted_files=("$out"/*extracted*.parquet)
-shopt -u nullglob
-if [[ ${#extracted_files[@]} -eq 0 ]]; then
-    echo "no extracted files in $out: the extract steps must run before score" >&2
-    exit 1
-fi
-for extracted in "${extracted_files[@]}"; do
-    name=$(basename "$extracted" .parquet)
-    metrics="$(dirname "$extracted")/${name/extracted/metrics}.json"   # mme.extracted.parquet -> mme.metrics.json
-    python3 -m mmbatch score --input "$extracted" --output "$metrics" --bootstrap 200 --seed 0
-done
 
 # --- SEED-Bench-2 level 3 (dimensions 25-27): the model draws a picture and CLIP picks the option most like it.
 # Two "models": the echo backend returning the right option's picture (100 % through any CLIP, by construction) and
@@ -124,14 +69,13 @@ level3="$out/level3"
 mkdir -p "$level3"
 python3 -m mmbatch prepare --benchmark seedbench2 --input examples/seed/seed2_level3_example.json \
     --media-root examples/seed/media --output "$level3/seedbench2-l3.prepared.parquet"
-tiny_clip=$(python3 examples/tiny_image_models.py clip)
 tiny_diffusion=$(python3 examples/tiny_image_models.py diffusion)
 python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend echo --model answer \
     --media-root examples --output "$level3/echo.predictions.parquet" --force
 python3 -m mmbatch infer --input "$level3/seedbench2-l3.prepared.parquet" --backend diffusers \
     --model "$tiny_diffusion" --image-steps 2 --image-size 64x64 --device cpu --media-root examples \
     --output "$level3/diffusers.predictions.parquet" --force
-# Metrics named level3-*, not seedbench*: the viewer loop below pairs seedbench* hits with a prepared file of that name.
+# Metrics named level3-*: beside the plan's seedbench2 pairs in the report.
 for generator in echo diffusers; do
     python3 -m mmbatch extract --input "$level3/$generator.predictions.parquet" --no-judge \
         --clip-model "$tiny_clip" --media-root examples --output "$level3/$generator.extracted.parquet" --force
@@ -139,10 +83,12 @@ for generator in echo diffusers; do
         --output "$out/level3-$generator.metrics.json"
 done
 
-# --- report: every metrics table above side by side -> report.html (charts inline) and report.md (+ SVG charts)
-say "report: a leaderboard per benchmark with its chart (HTML with inline SVG; Markdown with SVG files beside it)"
+# --- report: every metrics table above side by side -> report.html (charts inline) and report.md (+ SVG charts):
+# the plan's pairs and the level-3 runs (the plan wrote its own report too, in $out/plan)
+say "report: a summary table, then a leaderboard per benchmark with its chart (HTML, Markdown with SVG files beside it)"
 shopt -s nullglob
-metrics_files=("$out"/*metrics.json)
+# (the level-3 files first: the reference's label names its model "answer" in the comparison below)
+metrics_files=("$out"/*metrics.json "$plan"/models/*/*/metrics.json)
 shopt -u nullglob
 if [[ ${#metrics_files[@]} -eq 0 ]]; then
     echo "no metrics tables in $out: the score step must run before report" >&2
@@ -151,13 +97,15 @@ fi
 # --- compare: the tiny model against the reference on the same MMBench rows (paired bootstrap, McNemar's test)
 say "compare: the tiny model against the reference, on the rows both answered"
 compare_args=()
-if [[ -f "$out/mmbench-echo.metrics.hits.parquet" && -f "$out/mmbench.metrics.hits.parquet" ]]; then
-    python3 -m mmbatch compare "$out/mmbench-echo.metrics.hits.parquet" "$out/mmbench.metrics.hits.parquet" \
+if [[ -f "$reference/mmbench/metrics.hits.parquet" && -f "$tiny/mmbench/metrics.hits.parquet" ]]; then
+    python3 -m mmbatch compare "$reference/mmbench/metrics.hits.parquet" "$tiny/mmbench/metrics.hits.parquet" \
         --output "$out/mmbench.compare.json" --bootstrap 1000 --seed 0
     compare_args=(--compare "$out/mmbench.compare.json")
 fi
 labels=()
-[[ -f "$out/mmbench-echo.metrics.json" ]] && labels=(--label "$out/mmbench-echo.metrics.json=reference (ground truth)")
+for metrics in "$reference"/*/metrics.json; do
+    [[ -f $metrics ]] && labels+=(--label "$metrics=reference (ground truth)")
+done
 python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.html" "${compare_args[@]}" "${labels[@]}"
 python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.md" "${compare_args[@]}" "${labels[@]}"
 
@@ -166,17 +114,18 @@ python3 -m mmbatch report "${metrics_files[@]}" --output "$out/report.md" "${com
 say "view: a per-row viewer of every benchmark (static HTML, open it from disk)"
 mkdir -p "$out/viewer"
 mmbench_views=()
-for candidate in mmbench-echo.metrics.hits.parquet mmbench.metrics.hits.parquet mmbench.judged.tsv; do
-    [[ -f "$out/$candidate" ]] && mmbench_views+=("$out/$candidate")
+for candidate in "$reference/mmbench/metrics.hits.parquet" "$tiny/mmbench/metrics.hits.parquet" \
+        "$out/mmbench.judged.tsv"; do
+    [[ -f $candidate ]] && mmbench_views+=("$candidate")
 done
 [[ ${#mmbench_views[@]} -gt 0 ]] && python3 -m mmbatch view "${mmbench_views[@]}" \
-    --images "$out/mmbench.prepared.parquet" --output "$out/viewer/mmbench.html" \
-    --label "$out/mmbench-echo.metrics.hits.parquet=reference (ground truth)"
-for hits in "$out"/mme.metrics.hits.parquet "$out"/seedbench*.metrics.hits.parquet; do
+    --images "$plan/benchmarks/mmbench/prepared.parquet" --output "$out/viewer/mmbench.html" \
+    --label "$reference/mmbench/metrics.hits.parquet=reference (ground truth)"
+for name in mme seedbench seedbench2 pope; do
+    hits="$tiny/$name/metrics.hits.parquet"
     [[ -f $hits ]] || continue
-    name=$(basename "$hits" .metrics.hits.parquet)
-    python3 -m mmbatch view "$hits" --images "$out/$name.prepared.parquet" --media-root examples/seed/media \
-        --output "$out/viewer/$name.html"
+    python3 -m mmbatch view "$hits" --images "$plan/benchmarks/$name/prepared.parquet" \
+        --media-root examples/seed/media --output "$out/viewer/$name.html"
 done
 
 # --- screenshots: the report and the viewer as a person sees them, in headless chromium; a console message fails

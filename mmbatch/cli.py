@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "export": "mmbatch.commands.export",
     "validate": "mmbatch.commands.validate",
     "run": "mmbatch.commands.run",
+    "list": "mmbatch.commands.list_",
 }
 """Command name -> module. A module that is not installed yet is left out of the parser."""
 

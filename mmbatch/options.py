@@ -29,6 +29,8 @@ OTHER_VARIABLES: dict[str, str] = {
     "MMBATCH_JUDGE_API_KEY": "the judge's key (extract)",
     "MMBATCH_ECHO_DELAY_S": "seconds per row of the echo backend (tests)",
     "MMBATCH_BACKEND_ARGS": "KEY=VALUE backend options separated by whitespace (infer), before --backend-arg",
+    "MMBATCH_DATA": "the folder of fetched benchmark files (prepare without --input)",
+    "MMBATCH_DATA_MIRROR": "a base URL to fetch benchmark files from instead of their publishers",
     "MMBATCH_NO_DOCKER": "examples/pipeline.sh: run the local install",
     "MMBATCH_GPUS": "examples/airflow: GPUs per Docker host",
     "MMBATCH_HOST_DATA": "examples/airflow: the host folder mounted at /data",

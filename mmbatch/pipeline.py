@@ -86,11 +86,12 @@ class RunFiles:
         """``score``'s metrics table; the per-row hits go beside it (``metrics.hits.parquet``)."""
         return self.folder / "metrics.json"
 
-    def paths(self, stage: str, benchmark_input: Path) -> tuple[Path, Path]:
-        """(input, output) of ``stage``; ``benchmark_input`` is what ``prepare`` reads."""
-        chain = [benchmark_input, self.prepared, self.predictions, self.extracted, self.metrics]
+    def paths(self, stage: str, benchmark_input: Path | None) -> tuple[Path | None, Path]:
+        """(input, output) of ``stage``; ``benchmark_input`` is what ``prepare`` reads (None: its official file,
+        fetched)."""
+        outputs = [self.prepared, self.predictions, self.extracted, self.metrics]
         position = RUN_STAGES.index(stage)
-        return chain[position], chain[position + 1]
+        return (benchmark_input if position == 0 else outputs[position - 1]), outputs[position]
 
 
 def stage_parsers(*, with_environment: bool) -> dict[str, DeclaringParser]:
@@ -130,17 +131,20 @@ def offered_options(parsers: dict[str, DeclaringParser]) -> list[tuple[DeclaredO
     return [(option, stages_of[name]) for name, option in owners.items()]
 
 
-def add_stage_options(run_parser: argparse.ArgumentParser) -> None:
+def add_stage_options(run_parser: argparse.ArgumentParser, *, repeatable: tuple[str, ...] = ()) -> None:
     """Give ``run_parser`` every stage option, none with a default of its own, its help saying which stages take it.
 
     Defaults are suppressed so that :func:`stage_arguments` can tell an option the user gave from one to leave at
-    each stage's own default.
+    each stage's own default. Options whose ``dest`` is in ``repeatable`` may be given several times (``--model``
+    once per model of a one-line plan) and hold a list.
     """
     for option, stages in offered_options(stage_parsers(with_environment=False)):
+        if option.action.dest in repeatable:
+            option = DeclaredOption(option.names, {**option.settings, "action": "append"}, option.action)
         declare_again(run_parser, option, help_prefix=f"({', '.join(stages)}) ")
 
 
-def stage_arguments(parser: DeclaringParser, given: argparse.Namespace, input_path: Path,
+def stage_arguments(parser: DeclaringParser, given: argparse.Namespace, input_path: Path | None,
                     output_path: Path) -> argparse.Namespace:
     """The arguments a stage command gets: its own defaults, then what the user gave ``run``, then the run's files."""
     values = {dest: getattr(given, dest, default) for dest, default in parser.declared_defaults().items()}
@@ -175,7 +179,8 @@ def run_pipeline(given: argparse.Namespace) -> int:
     rewritten: set[Path] = set()
     for stage in RUN_STAGES:
         error_console.print(f"== {stage}", markup=False, highlight=False, soft_wrap=True)
-        input_path, output_path = files.paths(stage, Path(given.input))
+        given_input = getattr(given, "input", None)
+        input_path, output_path = files.paths(stage, None if given_input is None else Path(given_input))
         command = STAGE_COMMANDS[stage]
         options = command.options(stage_arguments(parsers[stage], given, input_path, output_path))
         if stage in REDONE_WHEN_INPUT_CHANGES and input_path in rewritten:

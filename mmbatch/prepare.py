@@ -16,6 +16,7 @@ import polars as pl
 
 from mmbatch.benchmarks import get_reader
 from mmbatch.benchmarks.base import DeferredChecks, ReadOptions
+from mmbatch.benchmarks.declaration import Benchmark, SourceFile
 from mmbatch.benchmarks.registry import get_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.media import DEFAULT_MAX_PIXELS
@@ -39,8 +40,8 @@ class PrepareOptions:
 
     benchmark: str
     """``--benchmark``: a name (or alias) registered in :func:`mmbatch.benchmarks.registry.registered`."""
-    input: Path
-    """The benchmark's file or folder."""
+    input: Path | None
+    """The benchmark's file or folder; None fetches the official file of :attr:`split` (docs/data.md)."""
     output: Path
     """The prepared file to write (``.tsv`` or ``.parquet``)."""
     media_root: Path | None = None
@@ -56,6 +57,8 @@ class PrepareOptions:
     """Only the first N questions (groups), for dry runs."""
     max_pixels: int = DEFAULT_MAX_PIXELS
     """Images larger than this many pixels are refused."""
+    split: str | None = None
+    """Which official file to fetch when :attr:`input` is None (the benchmark's first declared split when None)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     file_format(options.output, writing=True)
     refuse_writing_over_inputs([options.output], [options.input, options.media_root])
     benchmark = get_benchmark(options.benchmark)
+    input_path, source = _input_of(benchmark, options)
     reader = get_reader(options.benchmark)
     template_file = template_from_file(options.prompt_template)
     if template_file is not None:
@@ -95,36 +99,38 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     mode = options.mode or benchmark.default_mode
     if mode not in MODES:
         raise BadInputError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
-    if not options.input.exists():
-        raise BadInputError("no such file or folder", path=options.input)
+    if not input_path.exists():
+        raise BadInputError("no such file or folder", path=input_path)
     if options.circular and not benchmark.circular:
         raise BadInputError(f"--circular applies to CircularEval benchmarks; {benchmark.name} scores each question "
-                            "once", path=options.input)
+                            "once", path=input_path)
     deferred = DeferredChecks()
     read_options = ReadOptions(media_root=options.media_root, circular=options.circular, limit=options.limit,
                                max_pixels=options.max_pixels, deferred_checks=deferred)
     try:
-        frame = reader.read(options.input, read_options)
+        frame = reader.read(input_path, read_options)
         if benchmark.name != reader.name:
             # A benchmark sharing a reader (ccbench is read by the mmbench reader) is scored and reported as itself.
             frame = frame.with_columns(pl.lit(benchmark.name).alias("benchmark"))
         frame = with_generation_prompts(with_prompts(frame, template, mode, template_file))
         frame, violations = validate_frame(frame, PREPARED)
         if violations:
-            raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=options.input)
+            raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=input_path)
     except BadInputError:
         deferred.run()  # the reader met these first: their problem is the one to report, as if they had run then
         raise
     summary = summarize(frame, options.output)
     metadata = {
-        **_input_metadata(options.input),
+        **_input_metadata(input_path),
         "stage": "prepared",
         "prepare": {
             **PrepareRecord(benchmark=benchmark.name, benchmark_version=benchmark.version, template=template,
-                            mode=mode, media_root=str(effective_media_root(options.input, options.media_root)),
+                            mode=mode, media_root=str(effective_media_root(input_path, options.media_root)),
                             rows=summary.rows, groups=summary.groups).to_metadata(),
             "reader": reader.name,
-            "input": str(options.input),
+            "input": str(input_path),
+            **({"source": {"split": source.split, "file": source.file, "url": source.url, "md5": source.md5}}
+               if source is not None else {}),
             "circular": options.circular,
             "limit": options.limit,
             "max_pixels": options.max_pixels,
@@ -135,6 +141,22 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     }
     write_table(frame, options.output, metadata, alongside=deferred.run if deferred.checks else None)
     return summary
+
+
+def _input_of(benchmark: Benchmark, options: PrepareOptions) -> tuple[Path, SourceFile | None]:
+    """``--input``, or the official file of ``--split`` fetched into the data folder (and its declaration).
+
+    Raises:
+        BadInputError: both are given, or the file cannot be fetched (the message says which file to place where).
+    """
+    if options.input is not None:
+        if options.split is not None:
+            raise BadInputError("give --split (an official file, fetched into the data folder) or --input (a file "
+                                "of your own), not both", column="split")
+        return options.input, None
+    from mmbatch.data.fetch import fetched_input
+
+    return fetched_input(benchmark, options.split)
 
 
 def effective_media_root(input_path: Path, media_root: Path | None) -> Path:

@@ -30,7 +30,7 @@ LABQA = Benchmark(
     reader="labbench.read:READER", scorer="labbench.score:SCORER", default_template="mme",
     default_mode="generate", answers="labbench.kinds:WORD_RECALL", circular=False, group_rule="row",
     view=ReportView(headline=(("overall", "Overall", "recall", "Recall"),), ability=("category", "recall")),
-    export_formats=(), vlmevalkit_names=("{name}",), source_ids=None,
+    export_formats=(), vlmevalkit_names=("{name}",), source_ids=None, sources=(),
 )
 '''
 

@@ -155,7 +155,7 @@ def test_few_headline_numbers_only_still_get_a_chart(tmp_path: Path) -> None:
 
 def test_bad_inputs_exit_2(metrics_files: list[Path], tmp_path: Path) -> None:
     done = run_cli("report", str(metrics_files[0]), "--output", str(tmp_path / "r.pdf"))
-    assert done.returncode == 2 and ".md or .html" in done.stderr
+    assert done.returncode == 2 and ".md, .html, .csv or .tsv" in done.stderr
     not_metrics = write_table(pl.DataFrame({"index": [1], "prediction": ["A"]}), tmp_path / "pred.tsv")
     done = run_cli("report", str(not_metrics), "--output", str(tmp_path / "r.md"))
     assert done.returncode == 2 and "pred.tsv" in done.stderr and "not a metrics table" in done.stderr

@@ -94,8 +94,10 @@ def test_shared_options_go_to_each_stage_and_unset_ones_keep_each_default() -> N
             assert options.input == Path("in") and options.output == Path("out")
 
 
-def test_run_offers_no_shard_and_refuses_one_from_the_environment(tmp_path: Path) -> None:
-    assert "--shard" not in run_cli("run", "--help").stdout
+def test_a_single_run_refuses_a_shard_given_or_from_the_environment(tmp_path: Path) -> None:
+    # --shard deals out a plan's units; one benchmark with one model runs the whole file.
+    given = run_cli("run", *MME, *ECHO, "--no-judge", "--output-dir", str(tmp_path / "run"), "--shard", "0/2")
+    assert given.returncode == 2 and "--shard applies to plans" in given.stderr
     result = run_cli("run", *MME, *ECHO, "--no-judge", "--output-dir", str(tmp_path / "run"),
                      env={"JOB_COMPLETION_INDEX": "1", "MMBATCH_NUM_SHARDS": "4"})
     assert result.returncode == 2 and "Traceback" not in result.stderr

@@ -8,6 +8,10 @@ build here and the CUDA build in the ``full`` image.
 
     python tools/freeze_constraints.py           # rewrite constraints.txt from this environment (after an upgrade)
     python tools/freeze_constraints.py --check   # exit 1 when a package mmbatch needs has no pin
+
+The ``mlflow`` and ``wandb`` extras live in their own virtualenv (``make tracking-env``); when it exists, their
+closure is read there (by this script, run with that environment's Python) and pinned too, its versions winning
+(MLflow's client needs importlib-metadata below 10), so that ``-c constraints.txt`` installs every extra together.
 """
 
 from __future__ import annotations
@@ -26,24 +30,40 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 CONSTRAINTS = REPO_ROOT / "constraints.txt"
 ROOT = "mmbatch"
 EXTRAS = ("infer", "dev")
+OWN_ENVIRONMENTS = {("mlflow", "wandb"): REPO_ROOT / ".cache" / "tracking-venv" / "bin" / "python"}
+"""Extras installed in a virtualenv of their own -> that environment's Python."""
 HEADER = ("# Exact versions of every package mmbatch[infer,dev] brings, used by `make install` and the Dockerfile\n"
           "# (-c constraints.txt). Regenerate with `python tools/freeze_constraints.py` after an upgrade; the suite\n"
           "# checks that it matches the installed packages.\n")
 
 
-def declared_requirements() -> list[Requirement]:
-    """mmbatch's own requirements and those of its ``infer`` and ``dev`` extras, from ``pyproject.toml`` (the
-    installed package's metadata may predate the latest edit of the file)."""
+def declared_requirements(extras: tuple[str, ...] = EXTRAS) -> list[Requirement]:
+    """mmbatch's own requirements and those of ``extras``, from ``pyproject.toml`` (the installed package's
+    metadata may predate the latest edit of the file)."""
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     texts = [*project.get("dependencies", [])]
-    for extra in EXTRAS:
+    for extra in extras:
         texts += project.get("optional-dependencies", {}).get(extra, [])
-    return [Requirement(text) for text in texts if _wanted(Requirement(text), EXTRAS)]
+    return [Requirement(text) for text in texts if _wanted(Requirement(text), extras)]
 
 
-def pinned_closure() -> dict[str, str]:
-    """Canonical name -> public version of each installed distribution that ``mmbatch[infer,dev]`` needs."""
-    pending = declared_requirements()
+def own_environment_pins() -> dict[str, str]:
+    """The closure of each extra kept in its own virtualenv, read by this script in that environment (when built)."""
+    import json
+    import subprocess
+
+    pins: dict[str, str] = {}
+    for extras, python in OWN_ENVIRONMENTS.items():
+        if python.is_file():
+            done = subprocess.run([str(python), __file__, "--closure", ",".join(extras)], capture_output=True,
+                                  text=True, check=True, cwd=REPO_ROOT)
+            pins |= json.loads(done.stdout)
+    return pins
+
+
+def pinned_closure(extras: tuple[str, ...] = EXTRAS) -> dict[str, str]:
+    """Canonical name -> public version of each installed distribution that ``mmbatch[extras]`` needs."""
+    pending = declared_requirements(extras)
     pins: dict[str, str] = {}
     while pending:
         requirement = pending.pop()
@@ -87,8 +107,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when a package mmbatch needs has no pin; other differences are printed")
+    parser.add_argument("--closure", metavar="EXTRA,...",
+                        help="print the closure of these extras in this environment as JSON (for OWN_ENVIRONMENTS)")
     args = parser.parse_args(argv)
-    installed = pinned_closure()
+    if args.closure:
+        import json
+
+        print(json.dumps(pinned_closure(tuple(args.closure.split(",")))))
+        return 0
+    installed = dict(sorted((pinned_closure() | own_environment_pins()).items()))
     if not args.check:
         CONSTRAINTS.write_text(render(installed), encoding="utf-8")
         print(f"wrote {CONSTRAINTS.name}: {len(installed)} packages")

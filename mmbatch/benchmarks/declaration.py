@@ -39,6 +39,23 @@ class ReportView:
 
 
 @dataclass(frozen=True)
+class SourceFile:
+    """One official file of a benchmark: what ``prepare --split`` fetches when no ``--input`` is given."""
+
+    split: str
+    """The ``--split`` that names it (``dev``, ``test``, ``dev-cn``...); the first declared is the default."""
+    file: str
+    """Its name, as published and as kept in the data folder (``MMBench_DEV_EN.tsv``)."""
+    url: str | None
+    """Where it is published; None when it is not downloadable (obtained by request)."""
+    md5: str | None
+    """The MD5 its publisher gives (checked before use); None when none is published, and then mmbatch does not
+    download it: a file nobody vouches for is placed by hand."""
+    how_to_get: str = ""
+    """For a file mmbatch does not fetch: where to get it and what else to place (media folders)."""
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """One benchmark: its names, its files, its answers, its scoring and its report.
 
@@ -82,6 +99,9 @@ class Benchmark:
     (HallusionBench's ``VD_illusion_1_0_0_0``): it gives the rows mmbatch's integer ``index`` and ``g_index``, the
     same from every file, and keeps the text id in ``question_id``. None: the source's ``index`` is an integer and
     ``g_index`` follows :attr:`group_rule`."""
+    sources: tuple[SourceFile, ...]
+    """Its official files, one per split, which ``prepare`` fetches when given no ``--input`` (docs/data.md);
+    empty when there is none to fetch."""
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from mmbatch.options import non_negative_float, non_negative_int, positive_float
 
 if TYPE_CHECKING:
     from mmbatch.infer.settings import InferOptions
+    from mmbatch.infer.stage import BackendSource
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -123,12 +124,15 @@ def placement_pairs(args: argparse.Namespace) -> list[str]:
     return pairs + (["trust_remote_code=true"] if args.trust_remote_code else [])
 
 
-def execute(stage_options: InferOptions) -> int:
-    """Run the stage and print its summary; exit 3 when some rows failed."""
+def execute(stage_options: InferOptions, backends: BackendSource | None = None) -> int:
+    """Run the stage and print its summary; exit 3 when some rows failed.
+
+    ``backends`` hands a run plan's shared backend to the stage (None: the stage loads and closes its own).
+    """
     from mmbatch.console import console
     from mmbatch.infer.stage import run_infer
 
-    summary = run_infer(stage_options)
+    summary = run_infer(stage_options, backends=backends)
     for line in summary.lines():
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     return summary.exit_status

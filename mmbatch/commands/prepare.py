@@ -24,8 +24,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "render each row's prompt and write one prepared .tsv or .parquet file.",
     )
     parser.add_argument("--benchmark", required=True, metavar="NAME", action=LazyHelpStore, lazy_help=benchmark_help)
-    parser.add_argument("--input", required=True, type=Path, metavar="PATH",
-                        help="the benchmark's file (.tsv, .parquet, .xlsx, .json) or folder")
+    parser.add_argument("--input", type=Path, metavar="PATH",
+                        help="the benchmark's file (.tsv, .parquet, .xlsx, .json) or folder (default: its official "
+                        "file of --split, fetched into MMBATCH_DATA and checked against the published MD5; "
+                        "docs/data.md)")
+    parser.add_argument("--split", metavar="SPLIT",
+                        help="without --input: which official file to fetch (e.g. mmbench: dev, test, dev-cn...; "
+                        "default: the benchmark's first; `mmbatch list` shows them)")
     parser.add_argument("--output", required=True, type=Path, metavar="FILE",
                         help="the prepared file to write: .tsv or .parquet")
     parser.add_argument("--media-root", type=Path, metavar="DIR",
@@ -53,7 +58,7 @@ def options(args: argparse.Namespace) -> PrepareOptions:
 
     return PrepareOptions(benchmark=args.benchmark, input=args.input, output=args.output, media_root=args.media_root,
                           prompt_template=args.prompt_template, mode=args.mode, circular=args.circular,
-                          limit=args.limit, max_pixels=args.max_pixels)
+                          limit=args.limit, max_pixels=args.max_pixels, split=args.split)
 
 
 def execute(stage_options: PrepareOptions) -> int:

@@ -20,11 +20,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="compare models: leaderboard tables and a chart per benchmark, as Markdown or HTML",
         description="Read metrics tables written by `mmbatch score` (.json, .tsv, .parquet; one or more models "
         "each) and write a leaderboard per benchmark: headline numbers, unmatched/failed counts, per-ability "
-        "tables, and a chart (grouped bars, or a model x ability heatmap when there are many abilities). "
+        "tables, and a chart (grouped bars, or a model x ability heatmap when there are many abilities), after a "
+        "summary table (one row per model, one column per benchmark headline) and a table of contents. "
         ".md writes the charts as SVG files beside the report; .html embeds them.",
     )
     parser.add_argument("metrics", nargs="+", type=Path, metavar="METRICS_FILE", help="metrics tables to compare")
-    parser.add_argument("--output", required=True, type=Path, help="report file: .md or .html")
+    parser.add_argument("--output", required=True, type=Path,
+                        help="report file: .md or .html (summary, provenance and every board), or .csv/.tsv (the "
+                        "summary table: one row per model, each benchmark's headline with its interval bounds)")
     parser.add_argument("--label", action="append", default=[], metavar="FILE=NAME",
                         help="display name of a metrics file's model (repeatable; default: the model recorded, a "
                         "local folder by its name)")

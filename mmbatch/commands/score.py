@@ -21,13 +21,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="score extracted answers: hits per row and the metrics table",
         description="Compare each row's `extracted` answer with its `answer` and write the long metrics table "
         "(benchmark, model, split, level, group, metric, value, n, ci_low, ci_high) to --output, the per-row "
-        "hits beside it (metrics.parquet -> metrics.hits.parquet; .tsv -> .hits.tsv; .json -> .hits.parquet), "
+        "hits beside it (metrics.parquet -> metrics.hits.parquet; .tsv -> .hits.tsv; .json or .csv -> "
+        ".hits.parquet), "
         "and print the tables. MMBench: CircularEval and vanilla; MME: acc, acc+, score and totals; SEED-Bench: "
         "per dimension, data type, overall and macro.",
     )
     parser.add_argument("--input", required=True, type=Path, help="extracted file (.parquet, .tsv or .xlsx)")
     parser.add_argument("--output", required=True, type=Path,
-                        help="metrics table: .json (a list of rows), .parquet or .tsv")
+                        help="metrics table: .json (a list of rows), .csv, .tsv or .parquet")
     parser.add_argument("--benchmark", action=LazyHelpStore,
                         lazy_help=lambda: "score only this benchmark's rows (required when the file has no 'benchmark' "
                         f"column): {', '.join(benchmark_names())}")

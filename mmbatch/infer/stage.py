@@ -12,7 +12,7 @@ import importlib
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
@@ -86,8 +86,20 @@ def refuse_image_rows_without_generator(backend: str, todo: pl.DataFrame, input_
                             path=input_path, column="mode")
 
 
-def run_infer(options: InferOptions) -> InferSummary:
+class BackendSource(Protocol):
+    """Where ``infer`` gets a backend it does not own: a run plan hands one model's backend to all its benchmarks
+    (:class:`mmbatch.plans.session.ModelSession`), loaded on the first request and closed by the plan."""
+
+    def backend(self, options: InferOptions) -> Backend:
+        """The backend for ``options``, loaded on first need."""
+
+
+def run_infer(options: InferOptions, *, backends: BackendSource | None = None) -> InferSummary:
     """Run (or resume) ``infer`` for the options' shard and write its output.
+
+    Args:
+        options: The stage's options.
+        backends: Where to get a shared backend (left open at the end); None creates one and closes it.
 
     Raises:
         BadInputError: invalid prepared file, bad options, or earlier progress with other settings (no ``force``).
@@ -120,19 +132,22 @@ def run_infer(options: InferOptions) -> InferSummary:
     if todo.height or backend_settings is None:
         refuse_image_rows_without_generator(options.backend, todo, options.input)
         try:
-            backend = create_backend(options)
+            backend = create_backend(options) if backends is None else backends.backend(options)
         except BaseException:
             journal.discard_if_empty()  # a refused model or server leaves no progress folder behind
             raise
         backend_settings = backend.settings()
         with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
             tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
+        # A shared backend has counted the rows of earlier files too: this file's counts are the difference.
+        counted_before = backend.row_counts() if isinstance(backend, CountsRows) else {}
         try:
             _refuse_unscorable_rows(backend, todo)
             tokens = _run_rows(backend, options, table, todo, journal, media_root)
-            row_counts = backend.row_counts() if isinstance(backend, CountsRows) else {}
+            row_counts = counts_since(backend.row_counts(), counted_before) if isinstance(backend, CountsRows) else {}
         finally:
-            backend.close()
+            if backends is None:
+                backend.close()
             journal.seal()
 
     final = _finished_rows(journal, carried, rows.columns)
@@ -147,6 +162,20 @@ def run_infer(options: InferOptions) -> InferSummary:
         failed=failed.height, output_tokens=tokens, wall_s=time.monotonic() - started,
         failed_examples=tuple(f"{i}: {e}" for i, e in failed.select("index", "error").head(MAX_FAILED_SHOWN).rows()),
     )
+
+
+def counts_since(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """``now`` minus ``before``, number by number through nested dicts (what a backend counted since ``before``)."""
+    since: dict[str, Any] = {}
+    for key, value in now.items():
+        earlier = before.get(key)
+        if isinstance(value, dict):
+            since[key] = counts_since(value, earlier if isinstance(earlier, dict) else {})
+        elif isinstance(value, int | float) and not isinstance(value, bool) and isinstance(earlier, int | float):
+            since[key] = value - earlier
+        else:
+            since[key] = value
+    return since
 
 
 def _refuse_unscorable_rows(backend: Backend, todo: pl.DataFrame) -> None:

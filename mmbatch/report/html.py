@@ -12,6 +12,7 @@ from html import escape
 from mmbatch.report.baseline import LEGEND, BaselineDeltas
 from mmbatch.report.leaderboard import Board, Cell, ScoreTable
 from mmbatch.report.provenance import FIELDS, Provenance
+from mmbatch.report.summary import SUMMARY_NOTE
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
@@ -27,6 +28,8 @@ figure { margin: 0.5em 0 1.5em; }
 figure svg { max-width: 100%; height: auto; }
 td.delta { font-weight: 600; }
 p.legend, p.note { color: #555; font-size: 0.85em; }
+nav.toc ul { columns: 3 16em; margin: 0.3em 0 1.5em; padding-left: 1.2em; }
+th code { font-weight: normal; font-size: 0.85em; color: #555; }
 """
 
 TRANSPOSE_COLUMNS = 10
@@ -64,8 +67,8 @@ def html_table(table: ScoreTable, css_class: str, extra: tuple[str, list[str]] |
 
 
 def provenance_table(origins: list[Provenance]) -> str:
-    """One column per metrics file: what made its numbers."""
-    head = "".join(f"<th>{escape(o.label)}</th>" for o in origins)
+    """One column per metrics file, headed by its model and its file: what made its numbers."""
+    head = "".join(f"<th>{escape(o.label)}<br><code>{escape(o.file)}</code></th>" for o in origins)
     body = "".join(f'<tr><th scope="row">{escape(name)}</th>'
                    + "".join(f"<td>{escape(o.values.get(name, '–'))}</td>" for o in origins) + "</tr>"
                    for name in FIELDS)
@@ -100,9 +103,17 @@ def comparison_table(board: Board, deltas: BaselineDeltas) -> str:
             f"</tr></thead><tbody>{body}</tbody></table></div><p class=\"legend\">{escape(LEGEND)}</p>")
 
 
+def contents(boards: list[Board]) -> str:
+    """The table of contents: the summary, the provenance, then every board."""
+    links = [("summary", "Summary"), ("provenance", "Provenance"), *((board.slug, board.name) for board in boards)]
+    items = "".join(f'<li><a href="#{escape(slug)}">{escape(name)}</a></li>' for slug, name in links)
+    return f'<nav class="toc"><h2>Contents</h2><ul>{items}</ul></nav>'
+
+
 def render_html(boards: list[Board], charts: dict[str, str], sources: list[str], origins: list[Provenance],
-                deltas: dict[str, BaselineDeltas]) -> str:
-    """The whole page; ``charts`` maps a board's slug (and ``slug_detail``) to its SVG text."""
+                deltas: dict[str, BaselineDeltas], summary: ScoreTable) -> str:
+    """The whole page; ``charts`` maps a board's slug (and ``slug_detail``) to its SVG text, ``summary`` is the
+    table of every model's headline numbers (:func:`mmbatch.report.summary.summary_table`)."""
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">', "<title>mmbatch report</title>",
              f"<style>{STYLE}</style></head><body>", "<h1>mmbatch report</h1>",
@@ -111,7 +122,10 @@ def render_html(boards: list[Board], charts: dict[str, str], sources: list[str],
              "bootstrap interval when <code>mmbatch score --bootstrap</code> computed one; hover a number for its "
              "n. <em>unmatched</em> and <em>failed</em> count rows; <em>rows</em> is how many rows each run was scored "
              "on.</p>",
-             "<h2>Provenance</h2>", provenance_table(origins)]
+             contents(boards),
+             '<div class="overview" id="summary"><h2>Summary</h2>', html_table(summary, "overview"),
+             f'<p class="note">{escape(SUMMARY_NOTE)}</p></div>',
+             '<h2 id="provenance">Provenance</h2>', provenance_table(origins)]
     for board in boards:
         mine = deltas.get(board.slug)
         parts.append(f'<section class="board" id="{escape(board.slug)}" data-benchmark="{escape(board.benchmark)}">')

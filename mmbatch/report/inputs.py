@@ -21,7 +21,8 @@ def read_metrics_files(paths: list[Path], labels: Mapping[str, str] | None = Non
     local folder (``.cache/tiny-llava``) is shown by its folder name, a hub id as it is.
 
     When two files hold the same model for the same benchmark and split (two runs of one model), the model is
-    labelled ``model [file stem]`` in both, so the runs stand side by side instead of being mixed.
+    labelled ``model [file]`` in both (the file by :func:`file_names`), so the runs stand side by side instead of
+    being mixed.
 
     Raises:
         BadInputError: a file is unreadable, is not a metrics table, or has no rows.
@@ -31,7 +32,8 @@ def read_metrics_files(paths: list[Path], labels: Mapping[str, str] | None = Non
     if unknown:
         raise BadInputError(f"--label names a file that is not reported: {unknown[0]}")
     frames, origins = [], []
-    for path in paths:
+    names = file_names(paths)
+    for path, file_name in zip(paths, names, strict=True):
         table = read_metrics(path)
         frame = table.frame
         if frame.height == 0:
@@ -42,8 +44,8 @@ def read_metrics_files(paths: list[Path], labels: Mapping[str, str] | None = Non
         shown = {str(raw): label or display_name(str(raw)) for raw in raw_models}
         frame = frame.with_columns(pl.col("model").replace_strict(shown, return_dtype=pl.String))
         models = list(dict.fromkeys(shown.values()))
-        origins.append(provenance(path, label or ", ".join(models), table.metadata, models, shown))
-        frames.append(frame.with_columns(pl.lit(str(path)).alias("source"), pl.lit(path.stem).alias("stem")))
+        origins.append(provenance(path, label or ", ".join(models), table.metadata, models, shown, file_name))
+        frames.append(frame.with_columns(pl.lit(str(path)).alias("source"), pl.lit(file_name).alias("stem")))
     metrics = pl.concat(frames)
     runs = metrics.select("benchmark", "split", "model", "source").unique()
     repeated = runs.filter(pl.len().over("benchmark", "split", "model") > 1).select(
@@ -54,6 +56,21 @@ def read_metrics_files(paths: list[Path], labels: Mapping[str, str] | None = Non
         pl.when(pl.col("_repeated")).then(pl.format("{} [{}]", pl.col("model"), pl.col("stem")))
         .otherwise(pl.col("model")).alias("model"))
     return metrics.drop("_repeated", "stem"), flag_library_differences(origins)
+
+
+def file_names(paths: list[Path]) -> list[str]:
+    """Each file by the fewest trailing parts of its path, extension dropped, that tell the files apart.
+
+    ``run1.json, run2.json`` -> ``run1, run2``; ``a/mme/metrics.json, b/mme/metrics.json`` -> ``a/mme/metrics,
+    b/mme/metrics`` (the same file given twice keeps one name).
+    """
+    parts = [Path(path).with_suffix("").parts or (str(path),) for path in paths]
+    distinct = len({str(Path(path)) for path in paths})
+    for depth in range(1, max((len(p) for p in parts), default=1) + 1):
+        names = ["/".join(p[-depth:]) for p in parts]
+        if len(set(names)) == distinct:
+            return names
+    return [str(Path(path)) for path in paths]
 
 
 def display_name(model: str) -> str:

@@ -14,6 +14,7 @@ import urllib.parse
 from mmbatch.report.baseline import LEGEND, BaselineDeltas
 from mmbatch.report.leaderboard import Board, ScoreTable
 from mmbatch.report.provenance import FIELDS, Provenance
+from mmbatch.report.summary import SUMMARY_NOTE
 
 
 def markdown_table(table: ScoreTable) -> str:
@@ -49,8 +50,9 @@ def _link(target: str) -> str:
 
 
 def provenance_table(origins: list[Provenance]) -> str:
-    """One column per metrics file: what made its numbers."""
-    lines = ["| | " + " | ".join(_cell_text(o.label) for o in origins) + " |", "|---|" + "---|" * len(origins)]
+    """One column per metrics file, headed by its model and its file: what made its numbers."""
+    heads = [f"{_cell_text(o.label)}<br>`{_cell_text(o.file).replace('`', '')}`" for o in origins]
+    lines = ["| | " + " | ".join(heads) + " |", "|---|" + "---|" * len(origins)]
     lines += [f"| {name} | " + " | ".join(_cell_text(o.values.get(name, "–")) for o in origins) + " |"
               for name in FIELDS]
     return "\n".join(lines)
@@ -66,17 +68,31 @@ def comparison_table(board: Board, deltas: BaselineDeltas) -> str:
     return "\n".join(lines)
 
 
+def contents(boards: list[Board]) -> list[str]:
+    """The table of contents: the summary, the provenance, then every board (anchors of the explicit ids)."""
+    links = [("summary", "Summary"), ("provenance", "Provenance"), *((board.slug, board.name) for board in boards)]
+    return ["## Contents", "", *(f"- [{_cell_text(name)}](#{slug})" for slug, name in links), ""]
+
+
+def heading(level: int, text: str, anchor: str) -> list[str]:
+    """A heading with an explicit anchor (``<a id>``), which every Markdown renderer keeps."""
+    return [f'<a id="{html.escape(anchor)}"></a>', "", f"{'#' * level} {_cell_text(text)}", ""]
+
+
 def render_markdown(boards: list[Board], chart_files: dict[str, str], sources: list[str],
-                    origins: list[Provenance], deltas: dict[str, BaselineDeltas]) -> str:
-    """The whole report; ``chart_files`` maps a board's slug (and ``slug_detail``) to its SVG file name."""
+                    origins: list[Provenance], deltas: dict[str, BaselineDeltas], summary: ScoreTable) -> str:
+    """The whole report; ``chart_files`` maps a board's slug (and ``slug_detail``) to its SVG file name, ``summary``
+    is the table of every model's headline numbers."""
     lines = ["# mmbatch report", "", "Metrics from: " + ", ".join(markdown_text(s) for s in sources), ""]
     lines += ["Values are percentages (accuracy) except MME scores (points); `[low, high]` is the 95 % bootstrap "
               "interval when `mmbatch score --bootstrap` computed one. `unmatched` and `failed` count rows; `rows` "
               "is how many rows each run was scored on.", ""]
-    lines += ["## Provenance", "", provenance_table(origins), ""]
+    lines += contents(boards)
+    lines += [*heading(2, "Summary", "summary"), markdown_table(summary), "", SUMMARY_NOTE, ""]
+    lines += [*heading(2, "Provenance", "provenance"), provenance_table(origins), ""]
     for board in boards:
         name = markdown_text(board.name)
-        lines += [f"## {name}", "", markdown_table(board.summary), ""]
+        lines += [*heading(2, board.name, board.slug), markdown_table(board.summary), ""]
         lines += [line for note in board.notes for line in (f"**Note:** {markdown_text(note)}", "")]
         mine = deltas.get(board.slug)
         if mine is not None:

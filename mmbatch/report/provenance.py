@@ -30,6 +30,9 @@ class Provenance:
     """The model's display name in the report."""
     source: str
     """The metrics file."""
+    file: str
+    """The metrics file by the shortest part of its path that tells it from the report's other files: with the
+    label it heads the file's provenance column, so three runs of one model are three distinct headers."""
     values: dict[str, str]
     """One text per name of :data:`FIELDS` ("–" when the file does not say)."""
     shown: dict[str, str]
@@ -47,21 +50,22 @@ UNKNOWN = "unknown (not recorded)"
 
 
 def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[str],
-               shown: dict[str, str]) -> Provenance:
-    """Read what ``metadata`` (the metrics file's) records about the run that made ``path``.
+               shown: dict[str, str], file: str | None = None) -> Provenance:
+    """Read what ``metadata`` (the metrics file's) records about the run that made ``path`` (called ``file`` in the
+    report; by default its path as given).
 
     Raises:
         BadInputError: a recorded field has a type no stage writes (an edited file), naming the file.
     """
     try:
-        return _provenance(path, label, metadata, models, shown)
+        return _provenance(path, label, metadata, models, shown, file)
     except (TypeError, ValueError, AttributeError, KeyError) as exc:
         raise BadInputError(f"the mmbatch metadata holds a field of the wrong type ({type(exc).__name__}: {exc}); "
                             "the file was edited or written by another tool", path=path) from None
 
 
 def _provenance(path: Path, label: str, metadata: dict[str, Any], models: list[str],
-                shown: dict[str, str]) -> Provenance:
+                shown: dict[str, str], file: str | None) -> Provenance:
     prepare = PrepareRecord.from_metadata(metadata) or PrepareRecord()
     infer = InferRecord.from_metadata(metadata) or InferRecord()
     recorded_extract = ExtractRecord.from_metadata(metadata)
@@ -99,7 +103,7 @@ def _provenance(path: Path, label: str, metadata: dict[str, Any], models: list[s
     }
     score = metadata.get("score")
     hits = score.get("hits_sha256") if isinstance(score, dict) else None
-    return Provenance(label, str(path), values, shown, hits if isinstance(hits, str) else None,
+    return Provenance(label, str(path), file or str(path), values, shown, hits if isinstance(hits, str) else None,
                       warnings=_missing_records(path, metadata, recorded_extract), libraries=libraries)
 
 

@@ -1,4 +1,5 @@
-"""The ``report`` stage as a function that writes its own outputs: the leaderboard page and its charts.
+"""The ``report`` stage as a function that writes its own outputs: the leaderboard page and its charts, or the
+summary table alone as CSV or TSV.
 
 Markdown reports get one SVG chart file per benchmark beside them (``<stem>_<benchmark>.svg``); HTML reports are one
 self-contained page with the charts inline. Every file is written atomically.
@@ -19,9 +20,10 @@ from mmbatch.report.html import render_html
 from mmbatch.report.inputs import read_metrics_files
 from mmbatch.report.leaderboard import build_boards
 from mmbatch.report.markdown import render_markdown
+from mmbatch.report.summary import SUMMARY_FORMATS, summary_table, write_summary_file
 from mmbatch.tableio import atomic_path
 
-REPORT_FORMATS = (".md", ".html")
+REPORT_FORMATS = (".md", ".html", ".csv", ".tsv")
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class ReportFiles:
     """What a ``report`` run wrote."""
 
     page: Path
-    """The report (``.md`` or ``.html``)."""
+    """The report (``.md``, ``.html``, or ``.csv``/``.tsv`` for the summary table alone)."""
     charts: tuple[Path, ...]
     """SVG charts beside a Markdown report (none for HTML, which embeds them)."""
     boards: int
@@ -47,18 +49,27 @@ def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str
     ``labels`` (metrics file -> display name) names the models; ``comparisons`` are ``mmbatch compare`` outputs
     whose baseline deltas and significance markers join the boards they cover.
 
+    A ``.csv`` or ``.tsv`` output holds the summary table alone: one row per model, each benchmark's headline
+    number with its interval bounds in columns of their own.
+
     Raises:
-        BadInputError: an output that is neither ``.md`` nor ``.html``, or an unreadable metrics table.
+        BadInputError: an output that is not ``.md``, ``.html``, ``.csv`` or ``.tsv``, or an unreadable metrics
+            table.
     """
     suffix = output.suffix.lower()
     if suffix not in REPORT_FORMATS:
-        raise BadInputError(f"cannot write a '{suffix or 'no extension'}' report; use .md or .html", path=output)
+        raise BadInputError(f"cannot write a '{suffix or 'no extension'}' report; use .md, .html, .csv or .tsv",
+                            path=output)
     check_name_fits(output)
     metrics, origins = read_metrics_files(metrics_files, labels)
     compared = [read_comparison(path) for path in comparisons]
     for path, result in zip(comparisons, compared, strict=True):
         check_compared_runs(path, result, origins)
     boards = build_boards(metrics)
+    summary = summary_table(boards)
+    if suffix in SUMMARY_FORMATS:
+        write_summary_file(summary, output)
+        return ReportFiles(output, (), len(boards), metrics["model"].n_unique())
     charts = {board.slug: render_chart(board) for board in boards}
     charts |= {f"{board.slug}_detail": chart for board in boards if (chart := render_detail_chart(board))}
     shown = {raw: name for origin in origins for raw, name in origin.shown.items()}
@@ -66,7 +77,7 @@ def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str
     sources = [str(p) for p in metrics_files]
     written = []
     if suffix == ".html":
-        text = render_html(boards, charts, sources, origins, deltas)
+        text = render_html(boards, charts, sources, origins, deltas, summary)
     else:
         files = {slug: f"{output.stem}_{slug}.svg" for slug in charts}
         check_name_fits(output, *(output.with_name(name) for name in files.values()))
@@ -75,7 +86,7 @@ def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str
             with atomic_path(target) as tmp:
                 tmp.write_text(svg + "\n", encoding="utf-8")
             written.append(target)
-        text = render_markdown(boards, files, sources, origins, deltas)
+        text = render_markdown(boards, files, sources, origins, deltas, summary)
     with atomic_path(output) as tmp:
         tmp.write_text(text, encoding="utf-8")
     return ReportFiles(output, tuple(written), len(boards), metrics["model"].n_unique(),

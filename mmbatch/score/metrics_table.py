@@ -1,7 +1,8 @@
-"""The long metrics table of ``score``: its columns, and writing/reading it as .json, .tsv or .parquet.
+"""The long metrics table of ``score``: its columns, and writing/reading it as .json, .csv, .tsv or .parquet.
 
 Columns (docs/contract.md §3): ``benchmark, model, split, level, group, metric, value, n, ci_low, ci_high``. A ``.json``
-file is a plain JSON list of row objects; its metadata lives in the sidecar ``FILE.json.meta.json`` (as for TSV).
+file is a plain JSON list of row objects; its metadata lives in the sidecar ``FILE.json.meta.json`` (as for TSV),
+and so does a ``.csv`` file's (comma-separated, for spreadsheets and pandas).
 The per-row hits go to a stage file beside it: ``metrics.parquet`` -> ``metrics.hits.parquet``,
 ``metrics.tsv`` -> ``metrics.hits.tsv``, ``metrics.json`` -> ``metrics.hits.parquet``.
 """
@@ -30,7 +31,7 @@ METRICS_SCHEMA: dict[str, pl.DataType] = {
     "group": pl.String(), "metric": pl.String(), "value": pl.Float64(), "n": pl.Int64(),
     "ci_low": pl.Float64(), "ci_high": pl.Float64(),
 }
-METRICS_FORMATS = (".json", ".tsv", ".parquet")
+METRICS_FORMATS = (".json", ".csv", ".tsv", ".parquet")
 
 
 def metrics_frame(parts: Sequence[pl.DataFrame]) -> pl.DataFrame:
@@ -54,11 +55,19 @@ def hits_path(metrics_path: Path) -> Path:
 
 
 def write_metrics(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> Path:
-    """Write the metrics table atomically; ``.json`` as a list of rows plus a metadata sidecar."""
+    """Write the metrics table atomically; ``.json`` as a list of rows, ``.csv`` as comma-separated text, each
+    plus a metadata sidecar."""
     check_metrics_path(path)
-    if path.suffix.lower() != ".json":
+    suffix = path.suffix.lower()
+    if suffix not in (".json", ".csv"):
         return write_table(frame, path, metadata)
     metadata = {"mmbatch_version": __version__, **metadata}
+    if suffix == ".csv":
+        with atomic_path(metadata_sidecar(path)) as tmp:
+            tmp.write_text(json.dumps(metadata, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        with atomic_path(path) as tmp:
+            frame.select(METRICS_COLUMNS).write_csv(tmp)
+        return path
     rows = [{key: _json_value(value) for key, value in row.items()} for row in frame.to_dicts()]
     with atomic_path(metadata_sidecar(path)) as tmp:
         tmp.write_text(json.dumps(metadata, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
@@ -81,7 +90,9 @@ def read_metrics(path: str | Path) -> Table:
     """
     path = Path(path)
     check_metrics_path(path)
-    table = _read_json_metrics(path) if path.suffix.lower() == ".json" else read_table(path)
+    suffix = path.suffix.lower()
+    table = _read_json_metrics(path) if suffix == ".json" else _read_csv_metrics(path) if suffix == ".csv" \
+        else read_table(path)
     missing = [c for c in METRICS_COLUMNS if c not in table.frame.columns]
     if missing:
         raise BadInputError(f"not a metrics table: missing column(s) {', '.join(missing)}", path=path,
@@ -110,6 +121,18 @@ def read_metrics_rows(path: str | Path) -> Table:
         BadInputError: the file is missing or not a JSON list of rows.
     """
     return _read_json_metrics(Path(path), schema=None)
+
+
+def _read_csv_metrics(path: Path) -> Table:
+    if not path.is_file():
+        raise BadInputError("no such file", path=path)
+    try:
+        frame = pl.read_csv(path, schema_overrides=METRICS_SCHEMA, glob=False)
+    except (pl.exceptions.PolarsError, UnicodeDecodeError) as exc:
+        raise BadInputError(f"not a CSV metrics file ({str(exc).splitlines()[0]})", path=path) from None
+    sidecar = metadata_sidecar(path)
+    metadata = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+    return Table(frame, metadata)
 
 
 def _read_json_metrics(path: Path, schema: dict[str, pl.DataType] | None = METRICS_SCHEMA) -> Table:

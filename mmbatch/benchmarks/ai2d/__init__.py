@@ -9,6 +9,7 @@ VLMEvalKit's ``can_infer`` then its MCQ judge, and :mod:`mmbatch.benchmarks.cate
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 AI2D = Benchmark(
     name="ai2d",
@@ -27,5 +28,6 @@ AI2D = Benchmark(
     export_formats=(),
     vlmevalkit_names=("ai2d_test", "ai2d_test_no_mask"),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "AI2D_TEST"), ("test-no-mask", "AI2D_TEST_NO_MASK")),
 )
 """AI2D as VLMEvalKit runs it: its default MCQ prompt, ``can_infer`` then the judge, plain accuracy."""

@@ -5,6 +5,7 @@ dataset holds them: an MMBench-style TSV, read by the neutral VLMEvalKit reader.
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 AOKVQA = Benchmark(
     name="aokvqa",
@@ -22,5 +23,6 @@ AOKVQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("a-okvqa",),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "A-OKVQA")),
 )
 """A-OKVQA as VLMEvalKit runs it: its default MCQ prompt, ``can_infer`` then the judge, plain accuracy."""

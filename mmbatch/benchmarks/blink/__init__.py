@@ -10,6 +10,7 @@ the judge with the prompt VLMEvalKit keeps for BLINK (:mod:`.answers`); accuracy
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 BLINK = Benchmark(
     name="blink",
@@ -28,5 +29,6 @@ BLINK = Benchmark(
     export_formats=(),
     vlmevalkit_names=("blink",),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "BLINK")),
 )
 """BLINK as VLMEvalKit runs it: its default MCQ prompt, ``can_infer`` then the judge with BLINK's prompt."""

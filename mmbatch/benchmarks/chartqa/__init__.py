@@ -9,6 +9,7 @@ paper's rule); accuracy per half and over both.
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 CHARTQA = Benchmark(
     name="chartqa",
@@ -26,5 +27,6 @@ CHARTQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("chartqa_test",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "ChartQA_TEST")),
 )
 """ChartQA_TEST as VLMEvalKit runs it: its short-answer prompt, relaxed accuracy per split and overall."""

@@ -7,6 +7,7 @@ Robust Reading Competition's rule, which VLMEvalKit copied); mean ANLS in percen
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 DOCVQA = Benchmark(
     name="docvqa",
@@ -24,5 +25,6 @@ DOCVQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("docvqa_val", "docvqa_test"),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "DocVQA_VAL"), ("test", "DocVQA_TEST")),
 )
 """DocVQA_VAL as VLMEvalKit runs it: its short-answer prompt, ANLS."""

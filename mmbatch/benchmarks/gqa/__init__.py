@@ -7,6 +7,7 @@ Read by the VLMEvalKit VQA table reader; right when the stripped answer equals t
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 GQA = Benchmark(
     name="gqa",
@@ -24,5 +25,6 @@ GQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("gqa_testdev_balanced",),
     source_ids=None,
+    sources=vlmevalkit_sources(("testdev-balanced", "GQA_TestDev_Balanced")),
 )
 """GQA TestDev balanced as VLMEvalKit runs it: its short-answer prompt, exact match."""

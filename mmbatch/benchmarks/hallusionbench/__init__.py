@@ -11,6 +11,7 @@ then its judge), :mod:`.score` reports aAcc, fAcc and qAcc overall, per category
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 HALLUSIONBENCH = Benchmark(
     name="hallusionbench",
@@ -30,6 +31,7 @@ HALLUSIONBENCH = Benchmark(
     export_formats=(),
     vlmevalkit_names=("hallusionbench",),
     source_ids="mmbatch.benchmarks.hallusionbench.ids:with_integer_ids",
+    sources=vlmevalkit_sources(("val", "HallusionBench")),
 )
 """HallusionBench as VLMEvalKit runs it: the question as written (template ``mme``), VLMEvalKit's yes/no word rule
 then its judge for what the rule leaves Unknown, aAcc/fAcc/qAcc."""

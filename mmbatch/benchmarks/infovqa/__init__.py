@@ -7,6 +7,7 @@ Robust Reading Competition's rule, which VLMEvalKit copied); mean ANLS in percen
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 INFOVQA = Benchmark(
     name="infovqa",
@@ -24,5 +25,6 @@ INFOVQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("infovqa_val", "infovqa_test"),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "InfoVQA_VAL"), ("test", "InfoVQA_TEST")),
 )
 """InfoVQA_VAL as VLMEvalKit runs it: its short-answer prompt, ANLS."""

@@ -5,6 +5,7 @@ scored as the relative score (:mod:`.score`)."""
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 LLAVABENCH = Benchmark(
     name="llavabench",
@@ -25,6 +26,7 @@ LLAVABENCH = Benchmark(
     export_formats=(),
     vlmevalkit_names=("llavabench",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "LLaVABench")),
 )
 """LLaVA-Bench as LLaVA and VLMEvalKit run it: the question as written (template ``mme``), a review of GPT-4's and
 the model's answers, the relative score per category."""

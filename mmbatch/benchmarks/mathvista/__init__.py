@@ -5,6 +5,7 @@ comparison (:mod:`.rules`, :mod:`.prompt`, :mod:`.answers`) and its Task&Skill t
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 MATHVISTA = Benchmark(
     name="mathvista",
@@ -25,6 +26,7 @@ MATHVISTA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("mathvista_mini",),
     source_ids=None,
+    sources=vlmevalkit_sources(("testmini", "MathVista_MINI")),
 )
 """MathVista as VLMEvalKit runs it: the question as the TSV writes it (template ``mme``), prefetch then the judge's
 extraction, ``post_check``, the Task&Skill table."""

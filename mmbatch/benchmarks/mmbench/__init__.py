@@ -9,6 +9,7 @@ the CircularEval scoring.
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 _VIEW = ReportView(
     headline=(("overall", "Overall", "circular_acc", "Overall (circular)"),
@@ -35,6 +36,10 @@ MMBENCH = Benchmark(
                       "mmbench_dev_en_v11", "mmbench_test_en_v11", "mmbench_dev_cn_v11", "mmbench_test_cn_v11",
                       "mmbench_v11", "mmbench_cn_v11"),
     source_ids=None,
+    sources=vlmevalkit_sources(("dev", "MMBench_DEV_EN"), ("test", "MMBench_TEST_EN"), ("dev-cn", "MMBench_DEV_CN"),
+                               ("test-cn", "MMBench_TEST_CN"), ("dev-v11", "MMBench_DEV_EN_V11"),
+                               ("test-v11", "MMBench_TEST_EN_V11"), ("dev-cn-v11", "MMBench_DEV_CN_V11"),
+                               ("test-cn-v11", "MMBench_TEST_CN_V11")),
 )
 """MMBench: CircularEval over option shifts (docs/rules.md §1)."""
 
@@ -54,5 +59,6 @@ CCBENCH = Benchmark(
     export_formats=("mmbench-submission",),
     vlmevalkit_names=("ccbench",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "CCBench")),
 )
 """CCBench: MMBench's Chinese-culture sibling, read and scored the same way."""

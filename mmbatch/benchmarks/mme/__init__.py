@@ -8,6 +8,7 @@ official release folder and the official eval tool's question files), :mod:`.vlm
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 MME = Benchmark(
     name="mme",
@@ -27,5 +28,6 @@ MME = Benchmark(
     export_formats=("mme-eval-tool",),
     vlmevalkit_names=("mme",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "MME")),
 )
 """MME: acc, acc+ and score per subtask (docs/rules.md §6)."""

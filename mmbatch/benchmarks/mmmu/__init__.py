@@ -12,6 +12,7 @@ overall, per subject, per discipline and per question type, in each split.
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 MMMU = Benchmark(
     name="mmmu",
@@ -32,5 +33,6 @@ MMMU = Benchmark(
     export_formats=("mmmu-submission",),
     vlmevalkit_names=("mmmu_dev_val", "mmmu_test"),
     source_ids=None,
+    sources=vlmevalkit_sources(("dev-val", "MMMU_DEV_VAL"), ("test", "MMMU_TEST")),
 )
 """MMMU as VLMEvalKit prompts it, open questions scored by the authors' rule."""

@@ -9,6 +9,7 @@ VLMEvalKit's ``MMStar.tsv`` is a VLMEvalKit-format multiple-choice file, so :mod
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 MMSTAR = Benchmark(
     name="mmstar",
@@ -27,5 +28,6 @@ MMSTAR = Benchmark(
     export_formats=(),
     vlmevalkit_names=("mmstar",),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "MMStar")),
 )
 """MMStar as VLMEvalKit runs it: its MCQ prompt, ``can_infer`` then the judge, plain accuracy."""

@@ -8,6 +8,7 @@ VLMEvalKit's ``report_acc_MMT`` does (a meta-task is the plain mean of its subta
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 MMTBENCH = Benchmark(
     name="mmtbench",
@@ -26,5 +27,7 @@ MMTBENCH = Benchmark(
     export_formats=(),
     vlmevalkit_names=("mmt-bench_val", "mmt-bench_all", "mmt-bench_val_mi", "mmt-bench_all_mi"),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "MMT-Bench_VAL"), ("all", "MMT-Bench_ALL"),
+                               ("val-mi", "MMT-Bench_VAL_MI"), ("all-mi", "MMT-Bench_ALL_MI")),
 )
 """MMT-Bench as VLMEvalKit runs it: its default MCQ prompt, ``can_infer`` then the judge, ``report_acc_MMT``."""

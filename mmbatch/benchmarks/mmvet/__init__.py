@@ -5,6 +5,7 @@ integration (:mod:`.score`)."""
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 MMVET = Benchmark(
     name="mmvet",
@@ -24,6 +25,7 @@ MMVET = Benchmark(
     export_formats=(),
     vlmevalkit_names=("mmvet",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "MMVet")),
 )
 """MM-Vet as VLMEvalKit runs it: the question as written (template ``mme``), the judge's 0-1 grade, the mean grade
 per capability and capability integration."""

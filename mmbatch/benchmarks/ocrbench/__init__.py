@@ -8,6 +8,7 @@ category, per part and overall, as the benchmark's (and VLMEvalKit's) ``_score.j
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 OCRBENCH = Benchmark(
     name="ocrbench",
@@ -26,5 +27,6 @@ OCRBENCH = Benchmark(
     export_formats=(),
     vlmevalkit_names=("ocrbench",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "OCRBench")),
 )
 """OCRBench as VLMEvalKit runs it: the question as written, OCRBench's substring rule, counts out of 1000."""

@@ -8,6 +8,7 @@ accuracy overall and per genre (``category``), as VLMEvalKit's ``_acc.csv``.
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 OCRVQA = Benchmark(
     name="ocrvqa",
@@ -25,5 +26,6 @@ OCRVQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("ocrvqa_test", "ocrvqa_testcore"),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "OCRVQA_TEST"), ("testcore", "OCRVQA_TESTCORE")),
 )
 """OCRVQA as VLMEvalKit runs it: its short-answer prompt, exact match, accuracy per genre."""

@@ -7,6 +7,7 @@ reports accuracy, precision, recall, F1 and the Yes ratio per split and overall,
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 POPE = Benchmark(
     name="pope",
@@ -27,5 +28,6 @@ POPE = Benchmark(
     export_formats=(),
     vlmevalkit_names=("pope",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "POPE")),
 )
 """POPE as VLMEvalKit runs it: the question as written (template ``mme``), the POPE rule for yes/no."""

@@ -8,6 +8,7 @@ where option D is empty; none of the three can be right, and ``import`` and ``pr
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 REALWORLDQA = Benchmark(
     name="realworldqa",
@@ -25,5 +26,6 @@ REALWORLDQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("realworldqa",),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "RealWorldQA")),
 )
 """RealWorldQA as VLMEvalKit runs it: its default MCQ prompt, ``can_infer`` then the judge, plain accuracy."""

@@ -14,6 +14,7 @@ here.
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 SCIENCEQA = Benchmark(
     name="scienceqa",
@@ -32,6 +33,7 @@ SCIENCEQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("scienceqa_val", "scienceqa_test"),
     source_ids=None,
+    sources=vlmevalkit_sources(("test", "ScienceQA_TEST"), ("val", "ScienceQA_VAL")),
 )
 """ScienceQA as VLMEvalKit runs it: its default MCQ prompt with the hint, ``can_infer`` then the judge, accuracy
 overall and per topic."""

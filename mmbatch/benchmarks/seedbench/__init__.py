@@ -7,7 +7,7 @@ Modules: :mod:`.questions` (the official JSON: records, dimension names, choices
 
 from __future__ import annotations
 
-from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.declaration import Benchmark, ReportView, SourceFile
 
 _VIEW = ReportView(
     headline=(("overall", "Overall", "acc", "Overall"), ("data_type", None, "acc", "{group}"),
@@ -31,6 +31,12 @@ SEEDBENCH = Benchmark(
     export_formats=("seed-upload",),
     vlmevalkit_names=("seedbench_img",),
     source_ids=None,
+    sources=(SourceFile(
+        "test", "SEED-Bench.json", None, None,
+        "SEED-Bench.json and SEED-Bench-image.zip (unpacked beside it) from "
+        "https://huggingface.co/datasets/AILab-CVC/SEED-Bench, the videos of dimensions 10-12 from their source "
+        "datasets (the SEED-Bench repository's DATASET.md); no checksums are published, so mmbatch does not "
+        "download them"),),
 )
 """SEED-Bench-1: accuracy per dimension, data type and overall (docs/rules.md §7)."""
 
@@ -50,5 +56,10 @@ SEEDBENCH2 = Benchmark(
     export_formats=("seed-upload",),
     vlmevalkit_names=("seedbench2", "seedbench2_plus"),
     source_ids=None,
+    sources=(SourceFile(
+        "test", "SEED-Bench_v2_level1_2_3.json", None, None,
+        "the level 1-3 JSON with cc3m-image.zip and SEED-Bench-2-image.zip (unpacked beside it) from "
+        "https://huggingface.co/datasets/AILab-CVC/SEED-Bench-2; no checksums are published, so mmbatch does not "
+        "download them"),),
 )
 """SEED-Bench-2: SEED-Bench-1's metrics plus levels L1-L3 and parts (docs/rules.md §7)."""

@@ -9,6 +9,7 @@ VQA benchmarks: OCRVQA, GQA, DocVQA, InfoVQA, ChartQA).
 from __future__ import annotations
 
 from mmbatch.benchmarks.declaration import Benchmark, ReportView
+from mmbatch.benchmarks.vlmevalkit_files import vlmevalkit_sources
 
 TEXTVQA = Benchmark(
     name="textvqa",
@@ -26,5 +27,6 @@ TEXTVQA = Benchmark(
     export_formats=(),
     vlmevalkit_names=("textvqa_val",),
     source_ids=None,
+    sources=vlmevalkit_sources(("val", "TextVQA_VAL")),
 )
 """TextVQA_VAL as VLMEvalKit runs it: its short-answer prompt, the VQA metric over the ten human answers."""
