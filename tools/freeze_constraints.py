@@ -2,7 +2,7 @@
 
 ``make install`` and both Docker targets install with ``-c constraints.txt``, so a rebuilt image or a fresh CI machine
 gets the versions the suite passed with, and a rebuild cannot change a score. The file is the dependency closure of
-``mmbatch[infer,dev]`` as installed here (read from the installed packages' own metadata, markers evaluated for this
+``mmbatch[infer,dev,ray]`` as installed here (read from the installed packages' own metadata, markers evaluated for this
 platform), one ``name==version`` a line; local version labels (``+cpu``) are dropped, so the same pin serves the CPU
 build here and the CUDA build in the ``full`` image.
 
@@ -25,8 +25,8 @@ from packaging.version import Version
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONSTRAINTS = REPO_ROOT / "constraints.txt"
 ROOT = "mmbatch"
-EXTRAS = ("infer", "dev")
-HEADER = ("# Exact versions of every package mmbatch[infer,dev] brings, used by `make install` and the Dockerfile\n"
+EXTRAS = ("infer", "dev", "ray")
+HEADER = ("# Exact versions of every package mmbatch[infer,dev,ray] brings, used by `make install` and the Dockerfile\n"
           "# (-c constraints.txt). Regenerate with `python tools/freeze_constraints.py` after an upgrade; the suite\n"
           "# checks that it matches the installed packages.\n")
 
@@ -42,7 +42,7 @@ def declared_requirements() -> list[Requirement]:
 
 
 def pinned_closure() -> dict[str, str]:
-    """Canonical name -> public version of each installed distribution that ``mmbatch[infer,dev]`` needs."""
+    """Canonical name -> public version of each installed distribution that ``mmbatch[infer,dev,ray]`` needs."""
     pending = declared_requirements()
     pins: dict[str, str] = {}
     while pending:
@@ -55,8 +55,9 @@ def pinned_closure() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             raise SystemExit(f"{requirement.name} is required but not installed here: `make install` first") from None
         pins[name] = Version(installed).public
+        # A requirement's own extras (``ray[data]``) bring their packages too.
         pending.extend(Requirement(text) for text in importlib.metadata.requires(requirement.name) or []
-                       if _wanted(Requirement(text), ()))
+                       if _wanted(Requirement(text), tuple(requirement.extras)))
     return dict(sorted(pins.items()))
 
 
