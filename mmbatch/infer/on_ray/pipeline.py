@@ -134,6 +134,7 @@ class _Receiver:
         self.commit, self.on_settings, self.say = commit, on_settings, say
         self.chunk_rows = {number: frame["index"].to_list() for number, (_, frame) in enumerate(plan)}
         self.committed: dict[int, set[int]] = {}
+        self.retried_chunks: set[int] = set()
 
     def __call__(self, number: int, output: ActorOutput) -> None:
         if output.refusal is not None:
@@ -144,7 +145,8 @@ class _Receiver:
             self.run.backend_settings = output.backend_settings
             self.on_settings(output.backend_settings)
         done = self.committed.setdefault(number, set())
-        if output.lost_attempt is not None:
+        if output.lost_attempt is not None and number not in self.retried_chunks:
+            self.retried_chunks.add(number)
             again = [index for index in self.chunk_rows[number] if index not in done]
             self.run.retried.extend(again)
             shown = ", ".join(map(str, again[:SHOWN_RETRIED])) + (", ..." if len(again) > SHOWN_RETRIED else "")

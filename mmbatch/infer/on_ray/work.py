@@ -73,8 +73,8 @@ class ActorOutput:
     row_counts: dict[str, Any] = field(default_factory=dict)
     """The actor's backend's counts so far (``CountsRows``), or empty."""
     lost_attempt: str | None = None
-    """Set on the first output of a chunk that an earlier attempt started and never finished: that attempt's
-    worker (the chunk is a retry)."""
+    """Set on the outputs of a chunk that an earlier attempt started and never finished: that attempt's worker
+    (the chunk is a retry)."""
     refusal: str | None = None
     """Why the backend cannot score the chunk's likelihood rows (the run stops, exit 2); no results then."""
 
@@ -140,10 +140,11 @@ class BackendActor:
             if refusal is not None:
                 yield self._output(number, ActorOutput([], self.worker, self.settings, refusal=refusal))
                 continue
+            # Every output of a retry says so: Ray drops the ones the lost attempt had already returned (a retried
+            # generator's outputs are matched by position), so the first that arrives may be any of them.
             for results in chunk_results(self.backend, chunk, max_new_tokens=self.options.max_new_tokens):
                 counts = self.backend.row_counts() if isinstance(self.backend, CountsRows) else {}
                 yield self._output(number, ActorOutput(results, self.worker, self.settings, counts, lost))
-                lost = None
             ray.get(self.ledger.finish.remote(int(number)))
 
     @staticmethod
