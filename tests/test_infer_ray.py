@@ -197,6 +197,8 @@ def stale_rows(committed: pl.DataFrame, expected: pl.DataFrame) -> list[int]:
     """Indices of committed rows (every copy) whose prediction columns differ from ``expected``'s."""
     columns = [name for name in expected.columns if name in committed.columns and name not in ("index", "latency_ms")]
     both = committed.join(expected, on="index", how="left", suffix="_expected")
+    # Stage files store empty text as null (tableio's one rule); the journal keeps what the backend returned.
+    both = both.with_columns(pl.col(pl.String).replace("", None))
     differs = pl.any_horizontal([pl.col(name).ne_missing(pl.col(f"{name}_expected")) for name in columns])
     return both.filter(differs)["index"].to_list()
 

@@ -42,6 +42,8 @@ from mmbatch.media import MAX_REFERENCE_LENGTH, reference_index
 
 SHOWN_RETRIED = 20
 """Indices listed in one log line about retried rows (the count is always given)."""
+MAX_PASSES = 3
+"""Pipelines run over the rows that did not come back, before they are left for a rerun (failed, exit 3)."""
 
 
 @dataclass
@@ -81,29 +83,61 @@ def run_on_ray(options: InferOptions, prepared: pl.DataFrame, todo: pl.DataFrame
         BadInputError: Ray is missing, the backend cannot score the likelihood rows, or an actor refused the
             options (a missing model, a bad backend option), as the local executor would.
     """
-    plan = plan_chunks(todo, options.backend_options().chunk_rows())
-    items = _chunk_items(plan, prepared)
     run = RayRun()
     with joined(options.ray) as ray:
         gpus = actor_gpus(ray, options.ray, _tensor_parallel_size(options))
         lacking = shortfall(ray, options.ray, gpus)
         if lacking:
             say(f"infer: warning: {lacking}; Ray waits until the cluster has them (an autoscaler adds nodes)")
-        say(f"infer: on Ray: {len(items)} chunks, {options.ray.actors} actors x ({gpus:g} GPU, "
-            f"{options.ray.cpus_per_actor:g} CPU), decoding in {options.ray.decode_cpus:g}-CPU tasks")
-        ledger = ray.remote(num_cpus=0)(AttemptLedger).remote()
-        dataset = _dataset(ray, items, options, media_root, gpus, ledger)
-        receive = _Receiver(run, options.backend, todo, plan, commit, on_settings, say)
-        try:
-            for batch in dataset.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0):
-                for number, payload in zip(batch[CHUNK], batch[PAYLOAD], strict=True):
-                    receive(int(number), pickle.loads(payload))
-        except Exception as exc:
-            refused = _mmbatch_cause(exc)
-            if refused is not None:
-                raise refused from exc
-            raise
+        remaining = todo
+        for attempt in range(1, MAX_PASSES + 1):
+            received = _one_pass(ray, run, options, prepared, remaining, media_root, gpus,
+                                 commit=commit, on_settings=on_settings, say=say)
+            remaining = remaining.filter(~pl.col("index").is_in(list(received)))
+            if not remaining.height:
+                break
+            indices = remaining["index"].to_list()
+            say(f"infer: {len(indices)} rows did not come back (a retried worker returned other rows in their "
+                f"place); {'running them again' if attempt < MAX_PASSES else 'they fail: rerun to run them'}: "
+                f"index {_listed(indices)}")
+        if remaining.height:
+            commit([Result(index, error=f"did not come back from the Ray cluster in {MAX_PASSES} passes (its "
+                           "workers were lost); rerun to run it again") for index in remaining["index"].to_list()])
     return run
+
+
+def _one_pass(ray: Any, run: RayRun, options: InferOptions, prepared: pl.DataFrame, todo: pl.DataFrame,
+              media_root: Path, gpus: float, *, commit: Callable[[list[Result]], None],
+              on_settings: Callable[[dict[str, Any]], None], say: Callable[[str], None]) -> set[int]:
+    """One pipeline over ``todo``; the indices that came back.
+
+    Ray retries the chunk of a lost actor, but it matches a retried generator's outputs to the lost attempt's by
+    position: when the backend grouped its results differently the second time (a server answers in any order), a
+    row can be in an output that Ray drops as already returned. Such rows are run by another pass.
+    """
+    plan = plan_chunks(todo, options.backend_options().chunk_rows())
+    items = _chunk_items(plan, prepared)
+    say(f"infer: on Ray: {todo.height} rows in {len(items)} chunks, {options.ray.actors} actors x ({gpus:g} GPU, "
+        f"{options.ray.cpus_per_actor:g} CPU), decoding in {options.ray.decode_cpus:g}-CPU tasks")
+    ledger = ray.remote(num_cpus=0)(AttemptLedger).remote()
+    dataset = _dataset(ray, items, options, media_root, gpus, ledger)
+    receive = _Receiver(run, options.backend, todo, plan, commit, on_settings, say)
+    try:
+        for batch in dataset.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0):
+            for number, payload in zip(batch[CHUNK], batch[PAYLOAD], strict=True):
+                receive(int(number), pickle.loads(payload))
+    except Exception as exc:
+        refused = _mmbatch_cause(exc)
+        if refused is not None:
+            raise refused from exc
+        raise
+    finally:
+        ray.kill(ledger)
+    return set().union(*receive.committed.values())
+
+
+def _listed(indices: list[int]) -> str:
+    return ", ".join(map(str, indices[:SHOWN_RETRIED])) + (", ..." if len(indices) > SHOWN_RETRIED else "")
 
 
 def backend_settings_on_ray(options: InferOptions) -> dict[str, Any]:
@@ -149,9 +183,8 @@ class _Receiver:
             self.retried_chunks.add(number)
             again = [index for index in self.chunk_rows[number] if index not in done]
             self.run.retried.extend(again)
-            shown = ", ".join(map(str, again[:SHOWN_RETRIED])) + (", ..." if len(again) > SHOWN_RETRIED else "")
             self.say(f"infer: retrying {len(again)} rows of chunk {number} on {output.worker}: the worker that had "
-                     f"them ({output.lost_attempt}) was lost before committing them; index {shown}")
+                     f"them ({output.lost_attempt}) was lost before committing them; index {_listed(again)}")
         self.run.row_counts[output.worker] = output.row_counts
         self.commit(output.results)
         done.update(result.index for result in output.results)

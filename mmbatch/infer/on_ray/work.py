@@ -22,7 +22,7 @@ from typing import Any
 
 import polars as pl
 
-from mmbatch.backends.base import CountsRows, Result
+from mmbatch.backends.base import BATCHES_PER_CHUNK, CountsRows, Result
 from mmbatch.infer.requests import RequestBuilder
 from mmbatch.infer.runner import build_chunk, chunk_results
 from mmbatch.infer.settings import InferOptions
@@ -128,6 +128,10 @@ class BackendActor:
         self.worker = f"pid {os.getpid()} on {socket.gethostname()}"
         self.backend = create_backend(options)
         self.settings = json.loads(json.dumps(self.backend.settings(), default=str))
+        # Each output is one Ray block, which costs ~0.1 s of scheduling on a small machine: result lists are sent
+        # once they hold a batch's worth of rows (a batch of hf, 8 single-row results of a server or echo). The
+        # grouping depends only on what the backend yields, so a retried attempt groups its outputs the same way.
+        self.block_rows = max(options.backend_options().chunk_rows() // BATCHES_PER_CHUNK, 1)
 
     def __call__(self, batch: dict[str, Any]) -> Iterator[dict[str, list[Any]]]:
         """Answer each chunk of ``batch``, yielding every result list as soon as the backend yields it."""
@@ -142,10 +146,19 @@ class BackendActor:
                 continue
             # Every output of a retry says so: Ray drops the ones the lost attempt had already returned (a retried
             # generator's outputs are matched by position), so the first that arrives may be any of them.
+            pending: list[Result] = []
             for results in chunk_results(self.backend, chunk, max_new_tokens=self.options.max_new_tokens):
-                counts = self.backend.row_counts() if isinstance(self.backend, CountsRows) else {}
-                yield self._output(number, ActorOutput(results, self.worker, self.settings, counts, lost))
+                pending += results
+                if len(pending) >= self.block_rows:
+                    yield self._output(number, self._actor_output(pending, lost))
+                    pending = []
+            if pending:
+                yield self._output(number, self._actor_output(pending, lost))
             ray.get(self.ledger.finish.remote(int(number)))
+
+    def _actor_output(self, results: list[Result], lost: str | None) -> ActorOutput:
+        counts = self.backend.row_counts() if isinstance(self.backend, CountsRows) else {}
+        return ActorOutput(results, self.worker, self.settings, counts, lost)
 
     @staticmethod
     def _output(number: Any, output: ActorOutput) -> dict[str, list[Any]]:
