@@ -44,7 +44,7 @@ def literal_env(env: dict[str, object]) -> dict[str, str]:
 
 def test_every_manifest_is_valid_yaml_with_the_expected_kinds() -> None:
     kinds = sorted(doc["kind"] for doc in kubernetes_documents())
-    assert kinds == ["Job", "Job", "Job", "PersistentVolumeClaim", "PersistentVolumeClaim"]
+    assert kinds == ["Job", "Job", "Job", "PersistentVolumeClaim", "PersistentVolumeClaim", "RayJob"]
     assert set(jobs()) == {"mmbatch-prepare", "mmbatch-infer", "mmbatch-merge-score"}
 
 
