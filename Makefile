@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export PYTHONDONTWRITEBYTECODE ?= 1
 
-.PHONY: browser install install-light test lint typecheck schemas demo bench docker airflow-env vllm-env clean
+.PHONY: browser install install-light test test-quick lint typecheck schemas demo bench docker airflow-env vllm-env clean
 
 ## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer, dev and ray extras)
 install: .cache/installed
@@ -22,11 +22,18 @@ install: .cache/installed
 install-light:
 	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e .
 
-## test: lint, type check, schema drift check and the whole suite (offline, CPU)
+## test: lint, type check (also as Python 3.10, the oldest supported), schema drift check and the whole suite
+## (offline, CPU)
 test: install airflow-env vllm-env browser
 	$(PYTHON) -m ruff check mmbatch tests bench examples tools
 	$(PYTHON) -m mypy mmbatch
-	$(PYTHON) -m pytest -q
+	$(PYTHON) -m mypy mmbatch --python-version 3.10
+	$(PYTHON) -m pytest -q -n auto --dist loadfile --durations=20
+
+## test-quick: the suite without the tests marked slow (model matrices, vLLM, Docker images), for a quick check
+## while working; make test (and CI) run everything
+test-quick: install
+	$(PYTHON) -m pytest -q -n auto --dist loadfile -m "not slow"
 
 lint: install
 	$(PYTHON) -m ruff check mmbatch tests bench examples
@@ -34,15 +41,17 @@ lint: install
 
 typecheck: install
 	$(PYTHON) -m mypy mmbatch
+	$(PYTHON) -m mypy mmbatch --python-version 3.10
 
 ## browser: Debian's chromium (headless), which the viewer and report tests and the demo's screenshots use
 browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; } || \
 		{ echo "could not install chromium: run 'apt-get install chromium' as root" >&2; exit 1; }
 
-## schemas: regenerate schemas/*.json from mmbatch/schema/columns.py
+## schemas: regenerate schemas/*.json and the column tables of docs/contract.md from mmbatch/schema/columns.py
 schemas:
 	$(PYTHON) -m mmbatch.schema.export schemas
+	$(PYTHON) -m mmbatch.schema.docs docs/contract.md
 
 ## demo: every stage end to end on the bundled examples, into out/demo
 demo: install browser

@@ -3,10 +3,11 @@
 Builds a 4,000-row TSV with ~100 KB base64 images (~400 MB) in a temporary folder, then times, in fresh
 subprocesses, interleaved and repeated: the raw read, a raw read + write back (the floor for any stage that rewrites
 the file), and ``mmbatch prepare`` to TSV and to Parquet. Peak memory is
-the child's maximum RSS (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process that runs one child).
+the child's maximum RSS (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process that runs one child). Ratios
+are also taken round by round (each round runs every command once), which holds when the machine's speed drifts.
 Goal (issue 2): prepare within 2x the raw read time, peak RSS under 2x the file size.
 
-Usage: ``python bench/bench_prepare.py [--rows 4000] [--image-kb 100] [--repeats 3]``
+Usage: ``python bench/bench_prepare.py [--rows 4000] [--image-kb 100] [--repeats 3] [--baseline CHECKOUT]``
 """
 
 from __future__ import annotations
@@ -15,12 +16,14 @@ import argparse
 import base64
 import io
 import json
+import os
 import platform
 import random
 import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -81,10 +84,11 @@ def build_tsv(path: Path, rows: int, image_kb: int) -> None:
             handle.write("\t".join(cells) + "\n")
 
 
-def measure(command: list[str]) -> dict[str, float]:
-    """Run ``command`` in a fresh wrapper process; its wall time and peak RSS."""
+def measure(command: list[str], checkout: Path = REPO_ROOT) -> dict[str, float]:
+    """Run ``command`` in a fresh wrapper process, in ``checkout`` (``python -m mmbatch`` imports its code); its wall
+    time and peak RSS."""
     result = subprocess.run([sys.executable, "-c", _MEASURE, *command], capture_output=True, text=True, check=True,
-                            cwd=REPO_ROOT)
+                            cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)})
     figures = json.loads(result.stdout)
     if figures["status"] != 0:
         raise SystemExit(f"command failed ({figures['status']}): {' '.join(command)}")
@@ -97,6 +101,8 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=4000)
     parser.add_argument("--image-kb", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", type=Path,
+                        help="another checkout whose `prepare -> parquet` runs too, in the same rounds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench_prepare_") as tmp:
         folder = Path(tmp)
@@ -112,10 +118,14 @@ def main() -> int:
             "prepare -> parquet": [sys.executable, "-m", "mmbatch", "prepare", "--benchmark", "mmbench", "--input",
                                    str(source), "--output", str(folder / "out.parquet")],
         }
+        checkouts = {name: REPO_ROOT for name in commands}
+        if args.baseline is not None:
+            commands["baseline -> parquet"] = commands["prepare -> parquet"]
+            checkouts["baseline -> parquet"] = args.baseline.resolve()
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
         for _ in range(args.repeats):
             for name, command in commands.items():  # interleaved: the CPU speed drifts
-                runs[name].append(measure(command))
+                runs[name].append(measure(command, checkouts[name]))
         print(f"machine: {platform.processor() or platform.machine()}, {_cpu_count()} cores, python "
               f"{platform.python_version()}; file: {args.rows} rows, {size_mb:.0f} MB; {args.repeats} repeats")
         raw = statistics.median(r["seconds"] for r in runs["polars.read_csv"])
@@ -126,12 +136,25 @@ def main() -> int:
             rss = statistics.median(r["peak_rss_mb"] for r in figures)
             print(f"{name:20s} wall {seconds:6.2f} s ({seconds / raw:4.2f}x raw read)  "
                   f"CPU {cpu:6.2f} s ({cpu / raw_cpu:4.2f}x)  peak RSS {rss:6.0f} MB ({rss / size_mb:4.2f}x file size)")
+        # Each round ran the commands one after the other, so a ratio within a round compares them under the same load.
+        for name, figures in runs.items():
+            if name == "polars.read_csv":
+                continue
+            pairs = list(zip(figures, runs["polars.read_csv"], strict=True))
+            walls = _spread(r["seconds"] / raw_run["seconds"] for r, raw_run in pairs)
+            cpus = _spread(r["cpu_seconds"] / raw_run["cpu_seconds"] for r, raw_run in pairs)
+            rss_ratios = _spread(r["peak_rss_mb"] / size_mb for r in figures)
+            print(f"{name:20s} per round vs the raw read (min / median / max): wall {walls}, CPU {cpus}; "
+                  f"peak RSS vs file size {rss_ratios}")
     return 0
 
 
-def _cpu_count() -> int:
-    import os
+def _spread(values: Iterable[float]) -> str:
+    ordered = sorted(values)
+    return f"{ordered[0]:.2f} / {statistics.median(ordered):.2f} / {ordered[-1]:.2f}x"
 
+
+def _cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 

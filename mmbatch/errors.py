@@ -1,6 +1,6 @@
 """Errors that end a command with a documented exit status.
 
-Exit statuses (contract.md): 0 all rows done; 2 bad input or usage; 3 finished but some rows failed;
+Exit statuses (docs/contract.md §2): 0 all rows done; 2 bad input or usage; 3 finished but some rows failed;
 anything else is a crash. Commands raise :class:`BadInputError` for status 2; status 3 is a return value.
 """
 

@@ -27,6 +27,7 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,7 @@ import polars as pl
 
 from mmbatch.atomic_files import check_name_fits
 from mmbatch.errors import BadInputError
-from mmbatch.journal_segments import SEGMENT_GLOB, SegmentWriter, lock_if_dead, read_segment
+from mmbatch.journal_segments import SEGMENT_GLOB, SegmentWriter, lock_if_dead, read_segment, records_frames
 from mmbatch.tableio import atomic_path, read_metadata, read_table
 
 SETTINGS_FILE = "settings.json"
@@ -54,6 +55,33 @@ def partial_dir(output: str | Path) -> Path:
     return output.with_name(output.name + ".partial")
 
 
+class ProgressRefusedError(BadInputError):
+    """Earlier progress or output for this path was made with other settings, or records none (exit 2).
+
+    The message names the flag that chooses another output: ``--output`` for a stage command, and
+    :meth:`naming` gives the same refusal for a command whose flag is another (``run --output-dir``).
+    """
+
+    def __init__(self, where: Path, changed: tuple[str, ...] | None, *, path: Path,
+                 output_flag: str = "--output") -> None:
+        self.where = where
+        self.changed = changed
+        self.output_flag = output_flag
+        if changed is None:
+            reason = (f"{where} exists but holds no settings recorded by this stage of mmbatch (a copied, rewritten "
+                      "or imported file?), so its rows cannot be trusted as this run's work; use a new "
+                      f"{output_flag}, or --force to replace it")
+        else:
+            reason = (f"earlier progress for this output ({where}) was made with other settings "
+                      f"({', '.join(changed)} differ); use a new {output_flag}, or --force to discard it")
+        super().__init__(reason, path=path)
+
+    def naming(self, output_flag: str) -> ProgressRefusedError:
+        """The same refusal, naming ``output_flag`` as the way to choose another output."""
+        return ProgressRefusedError(self.where, self.changed, path=Path(self.path or self.where),
+                                    output_flag=output_flag)
+
+
 class RowJournal:
     """The committed rows of one resumable run.
 
@@ -67,11 +95,13 @@ class RowJournal:
         finished: other finished files whose rows count as done when their recorded settings match (e.g. the
             unsharded output, for a sharded rerun); files with other or no settings are ignored.
         columns: the columns the stage commits; only these are read from finished outputs (None: all).
+        schema: the types of the rows committed as records (:meth:`commit_records`); None infers them.
     """
 
     def __init__(self, output: str | Path, settings: dict[str, Any], *, force: bool = False,
                  settings_key: str = "resume", progress_dir: str | Path | None = None,
-                 finished: tuple[str | Path, ...] = (), columns: tuple[str, ...] | None = None) -> None:
+                 finished: tuple[str | Path, ...] = (), columns: tuple[str, ...] | None = None,
+                 schema: Mapping[str, pl.DataType] | None = None) -> None:
         self.output = Path(output)
         self.dir = Path(progress_dir) if progress_dir is not None else partial_dir(self.output)
         check_name_fits(self.output, self.dir)
@@ -79,10 +109,12 @@ class RowJournal:
         self.settings_key = settings_key
         self.finished = tuple(Path(p) for p in finished if Path(p) != self.output)
         self.columns = columns
+        self.schema = dict(schema) if schema is not None else None
         self.notices: list[str] = []
         """What was found wrong and set aside (quarantined files), for the stage to print."""
         self._writer: SegmentWriter | None = None
-        self._segment_frames: list[pl.DataFrame] = []
+        self._segment: list[pl.DataFrame | list[Mapping[str, Any]]] = []
+        """This process's commits since its segment was opened: frames, and records as committed."""
         self._open(force)
 
     # ------------------------------------------------------------------------------------------------- opening
@@ -92,7 +124,7 @@ class RowJournal:
             if recorded == self.settings:
                 continue
             if not force:
-                raise BadInputError(self._refusal(where, recorded), path=self.output)
+                raise self._refusal(where, recorded)
             # Discard only what was made with other settings: another shard's output or the shared progress of
             # runs that already use the new settings stay.
             if where == self.dir:
@@ -106,15 +138,12 @@ class RowJournal:
                 tmp.write_text(json.dumps(self.settings, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         self._adopt_dead_segments()
 
-    def _refusal(self, where: Path, recorded: dict[str, Any] | None) -> str:
+    def _refusal(self, where: Path, recorded: dict[str, Any] | None) -> ProgressRefusedError:
         if recorded is None:
-            return (f"{where} exists but holds no settings recorded by this stage of mmbatch (a copied, rewritten or "
-                    "imported file?), so its rows cannot be trusted as this run's work; use a new --output, or "
-                    "--force to replace it")
+            return ProgressRefusedError(where, None, path=self.output)
         keys = set(recorded) | set(self.settings)
-        changed = sorted(k for k in keys if recorded.get(k) != self.settings.get(k))
-        return (f"earlier progress for this output ({where}) was made with other settings "
-                f"({', '.join(changed)} differ); use a new --output, or --force to discard it")
+        changed = tuple(sorted(k for k in keys if recorded.get(k) != self.settings.get(k)))
+        return ProgressRefusedError(where, changed, path=self.output)
 
     def _recorded_settings(self) -> list[tuple[Path, dict[str, Any] | None]]:
         """(where, settings or None when none are recorded) for the progress folder and the finished output."""
@@ -163,7 +192,7 @@ class RowJournal:
             if fd is None:
                 continue  # a live process's segment, or already adopted by another
             try:
-                contents = read_segment(segment)
+                contents = read_segment(segment, self.schema)
                 if contents.frames:
                     self._write_part(pl.concat(contents.frames, how="diagonal_relaxed"))
                 if contents.corruption is not None:
@@ -225,7 +254,7 @@ class RowJournal:
                 for part in sorted(self.dir.glob(PART_GLOB)):
                     frames.extend(self._read_part(part))
                 for segment in sorted(self.dir.glob(SEGMENT_GLOB)):
-                    contents = read_segment(segment)
+                    contents = read_segment(segment, self.schema)
                     frames.extend(contents.frames)
             except FileNotFoundError:
                 continue
@@ -268,19 +297,54 @@ class RowJournal:
         """
         if rows.height == 0:
             return
+        writer = self._open_writer()
+        writer.append(rows)
+        self._segment.append(rows)
+        self._rotate_if_full(writer)
+
+    def commit_records(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """Record finished rows given as plain records (column -> value), as :meth:`commit` records a frame.
+
+        The cheap way for a stage that commits a row or two at a time: no frame is built until the segment becomes
+        a Parquet part, when all its records make one frame (typed by the journal's ``schema``).
+
+        Raises:
+            ValueError: a record holds a column the journal's ``schema`` does not declare (building the frame would
+                drop it silently).
+        """
+        if not records:
+            return
+        if self.schema is not None:
+            for record in records:
+                if not record.keys() <= self.schema.keys():
+                    unknown = sorted(set(record) - set(self.schema))
+                    raise ValueError(f"committed record has columns the journal does not declare: {unknown}")
+        kept = list(records)  # a copy: later records extend this list in the segment
+        writer = self._open_writer()
+        writer.append_records(kept)
+        if self._segment and isinstance(self._segment[-1], list):
+            self._segment[-1].extend(kept)
+        else:
+            self._segment.append(kept)
+        self._rotate_if_full(writer)
+
+    def _open_writer(self) -> SegmentWriter:
         if self._writer is None:
             self._writer = SegmentWriter(self.dir)
-        self._writer.append(rows)
-        self._segment_frames.append(rows)
-        if self._writer.commits >= ROTATE_COMMITS or self._writer.size >= ROTATE_BYTES:
+        return self._writer
+
+    def _rotate_if_full(self, writer: SegmentWriter) -> None:
+        if writer.commits >= ROTATE_COMMITS or writer.size >= ROTATE_BYTES:
             self.seal()
 
     def seal(self) -> None:
         """Turn this process's segment into a part and close it (a later commit opens a new segment)."""
         if self._writer is None:
             return
-        writer, frames = self._writer, self._segment_frames
-        self._writer, self._segment_frames = None, []
+        writer, pieces = self._writer, self._segment
+        self._writer, self._segment = None, []
+        frames = [frame for piece in pieces
+                  for frame in (records_frames(piece, self.schema) if isinstance(piece, list) else [piece])]
         self._write_part(pl.concat(frames, how="diagonal_relaxed"))
         writer.close()
         writer.path.unlink(missing_ok=True)
@@ -303,14 +367,16 @@ class RowJournal:
         """Remove the progress once the final output has been written."""
         if self._writer is not None:
             self._writer.close()
-            self._writer, self._segment_frames = None, []
+            self._writer, self._segment = None, []
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def committed_rows(progress_dir: str | Path) -> pl.DataFrame | None:
+def committed_rows(progress_dir: str | Path, schema: Mapping[str, pl.DataType] | None = None
+                   ) -> pl.DataFrame | None:
     """The rows committed under ``progress_dir`` as they are on disk now (every copy), without changing anything.
 
     For tools and tests watching a run from outside; a run reads its progress through :class:`RowJournal`.
+    ``schema`` types rows committed as records (inferred from their values when None).
     """
     directory = Path(progress_dir)
     for _ in range(READ_ATTEMPTS):
@@ -318,7 +384,7 @@ def committed_rows(progress_dir: str | Path) -> pl.DataFrame | None:
         try:
             frames += [pl.read_parquet(part, glob=False) for part in sorted(directory.glob(PART_GLOB))]
             for segment in sorted(directory.glob(SEGMENT_GLOB)):
-                frames += read_segment(segment).frames
+                frames += read_segment(segment, schema).frames
         except FileNotFoundError:
             continue
         return pl.concat(frames, how="diagonal_relaxed") if frames else None

@@ -12,11 +12,13 @@ import binascii
 import io
 import re
 from pathlib import Path
-
-from PIL import Image
+from typing import TYPE_CHECKING
 
 from mmbatch.errors import BadInputError
 from mmbatch.json_text import parse_json
+
+if TYPE_CHECKING:  # PIL is imported where an image is opened: the CLI's parser imports this module for a constant
+    from PIL import Image
 
 DEFAULT_MAX_PIXELS = 64_000_000
 MAX_IMAGE_PAYLOAD_CHARS = 64 << 20
@@ -24,7 +26,7 @@ MAX_IMAGE_PAYLOAD_CHARS = 64 << 20
 """Largest image (width x height) accepted by default; larger files are refused as likely decompression bombs."""
 
 MAX_REFERENCE_LENGTH = 64
-"""An ``image`` cell this short is a reference to another row's ``index`` (protocols.md §1)."""
+"""An ``image`` cell this short is a reference to another row's ``index`` (docs/rules.md §1)."""
 
 REFERENCE_PATTERN = r"^\s*([+-]?[0-9]+)(?:\.0+)?\s*$"
 """An ``image`` cell that refers to another row: its ``index`` as an integer, written as pandas and xlsx may write
@@ -95,6 +97,8 @@ def check_image_bytes(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> tupl
     Raises:
         ValueError: corrupt or truncated image, or more than ``max_pixels`` pixels.
     """
+    from PIL import Image
+
     try:
         with Image.open(io.BytesIO(data)) as image:
             width, height = image.size
@@ -115,6 +119,8 @@ def load_image(data: bytes, max_pixels: int = DEFAULT_MAX_PIXELS) -> Image.Image
         ValueError: corrupt, truncated (caught only here: ``verify`` does not decode JPEG data) or oversized image.
     """
     check_image_bytes(data, max_pixels)
+    from PIL import Image
+
     try:
         with Image.open(io.BytesIO(data)) as image:
             return image.convert("RGB")

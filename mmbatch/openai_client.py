@@ -209,7 +209,9 @@ class ChatClient:
             response: HttpResponse = await asyncio.wait_for(self._connections.request(method, path, data),
                                                             self.settings.timeout_s)
         except asyncio.TimeoutError as exc:
-            if exc.errno is not None:  # the kernel's own ETIMEDOUT (an OSError since 3.11), not our wait
+            # The kernel's own ETIMEDOUT, not our wait: since 3.11 asyncio.TimeoutError is the builtin TimeoutError,
+            # an OSError with an errno; on 3.10 it is asyncio's own class without one (ETIMEDOUT then lands below).
+            if getattr(exc, "errno", None) is not None:
                 return self._transport_failure(exc)
             return AttemptFailure(f"timed out after {self.settings.timeout_s:g} s waiting for {self.where}", True)
         except ResponseTooLarge as exc:

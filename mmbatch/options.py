@@ -1,6 +1,6 @@
 """Options shared by commands: environment-variable defaults and common argument types.
 
-Every option ``--some-name`` also reads ``MMBATCH_SOME_NAME`` (contract.md), so containers and Airflow tasks can
+Every option ``--some-name`` also reads ``MMBATCH_SOME_NAME`` (docs/contract.md §1), so containers and Airflow tasks can
 configure a stage without building a command line. An explicit command-line flag wins over the environment.
 """
 

@@ -24,7 +24,6 @@ from mmbatch.commands import prepare as prepare_command
 from mmbatch.commands import score as score_command
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.options import DeclaredOption, DeclaringParser, apply_environment_defaults, declare_again
-from mmbatch.row_facts import file_sha256
 from mmbatch.shards import shard_from_environment
 
 RUN_STAGES = ("prepare", "infer", "extract", "score")
@@ -161,6 +160,7 @@ def run_pipeline(given: argparse.Namespace) -> int:
         BadInputError: a stage's bad input or options (exit 2), or a shard set in the environment.
     """
     from mmbatch.console import error_console
+    from mmbatch.journal import ProgressRefusedError
 
     shard = shard_from_environment()
     if not shard.is_whole:
@@ -181,7 +181,10 @@ def run_pipeline(given: argparse.Namespace) -> int:
         if stage in REDONE_WHEN_INPUT_CHANGES and input_path in rewritten:
             options = dataclasses.replace(options, force=True)
         before = file_digest(output_path)
-        stage_status = command.execute(options)
+        try:
+            stage_status = command.execute(options)
+        except ProgressRefusedError as exc:  # run names its files from --output-dir, not --output
+            raise exc.naming("--output-dir") from None
         if file_digest(output_path) != before:
             rewritten.add(output_path)
         if stage_status == EXIT_ROWS_FAILED:
@@ -195,4 +198,6 @@ def run_pipeline(given: argparse.Namespace) -> int:
 
 def file_digest(path: Path) -> str | None:
     """SHA-256 of a file's bytes, or None when there is no such file."""
+    from mmbatch.row_facts import file_sha256
+
     return file_sha256(path) if path.is_file() else None

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.benchmarks import get_reader
-from mmbatch.benchmarks.base import ReadOptions
+from mmbatch.benchmarks.base import DeferredChecks, ReadOptions
 from mmbatch.benchmarks.registry import get_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.media import DEFAULT_MAX_PIXELS
@@ -100,16 +100,21 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
     if options.circular and not benchmark.circular:
         raise BadInputError(f"--circular applies to CircularEval benchmarks; {benchmark.name} scores each question "
                             "once", path=options.input)
+    deferred = DeferredChecks()
     read_options = ReadOptions(media_root=options.media_root, circular=options.circular, limit=options.limit,
-                               max_pixels=options.max_pixels)
-    frame = reader.read(options.input, read_options)
-    if benchmark.name != reader.name:
-        # A benchmark sharing a reader (ccbench is read by the mmbench reader) is still scored and reported as itself.
-        frame = frame.with_columns(pl.lit(benchmark.name).alias("benchmark"))
-    frame = with_generation_prompts(with_prompts(frame, template, mode, template_file))
-    frame, violations = validate_frame(frame, PREPARED)
-    if violations:
-        raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=options.input)
+                               max_pixels=options.max_pixels, deferred_checks=deferred)
+    try:
+        frame = reader.read(options.input, read_options)
+        if benchmark.name != reader.name:
+            # A benchmark sharing a reader (ccbench is read by the mmbench reader) is scored and reported as itself.
+            frame = frame.with_columns(pl.lit(benchmark.name).alias("benchmark"))
+        frame = with_generation_prompts(with_prompts(frame, template, mode, template_file))
+        frame, violations = validate_frame(frame, PREPARED)
+        if violations:
+            raise BadInputError(f"the prepared rows are not valid: {violations[0]}", path=options.input)
+    except BadInputError:
+        deferred.run()  # the reader met these first: their problem is the one to report, as if they had run then
+        raise
     summary = summarize(frame, options.output)
     metadata = {
         **_input_metadata(options.input),
@@ -128,7 +133,7 @@ def prepare(options: PrepareOptions) -> PrepareSummary:
             "categories": summary.categories,
         },
     }
-    write_table(frame, options.output, metadata)
+    write_table(frame, options.output, metadata, alongside=deferred.run if deferred.checks else None)
     return summary
 
 

@@ -17,6 +17,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
     TaskID,
     TaskProgressColumn,
     TextColumn,
@@ -28,6 +29,11 @@ from mmbatch.console import error_console
 
 LOG_INTERVAL_S = 30.0
 """Seconds between plain progress lines when stderr is not a terminal."""
+FULL_LAYOUT_ROOM = 100
+"""Columns the full layout needs beside the description (bar, counts, percentage, rates, elapsed time, time left).
+A narrower terminal (80 columns is the common default) gets the compact layout, which leaves out the percentage,
+the elapsed time and the extra rates, so that the counts, the rate and the time left are printed whole instead of
+being cut to ``2…`` and ``ETA 0:…``."""
 
 
 @dataclass
@@ -51,7 +57,7 @@ class ProgressBar:
         for name, value in counters.items():
             self.counters[name] = self.counters.get(name, 0) + value
         if self._rich is not None and self._task is not None:
-            self._rich.update(self._task, advance=n, rates=self._rates())
+            self._rich.update(self._task, advance=n, rates=self._rates(), rate=self._rate())
         elif time.monotonic() - self._last_log >= self.log_interval_s:
             self._last_log = time.monotonic()
             error_console.print(self.line(), soft_wrap=True)
@@ -60,6 +66,9 @@ class ProgressBar:
     def elapsed_s(self) -> float:
         """Seconds since the bar started."""
         return time.monotonic() - self._start
+
+    def _rate(self) -> str:
+        return f"{self.done / max(self.elapsed_s, 1e-9):.1f} {self.unit}/s"
 
     def _rates(self) -> str:
         elapsed = max(self.elapsed_s, 1e-9)
@@ -84,17 +93,28 @@ def progress(description: str, total: int, unit: str = "rows", *, log_interval_s
     if not error_console.is_terminal:
         yield bar
         return
-    columns = (
-        TextColumn("{task.description}", style="bold", markup=False),  # a model name may hold "[/]"
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rates]}", markup=False),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
+    shown, columns = bar_layout(description, error_console.width)
     with Progress(*columns, console=error_console, transient=False) as rich_progress:
         bar._rich = rich_progress
-        bar._task = rich_progress.add_task(description, total=total, rates="")
+        bar._task = rich_progress.add_task(shown, total=total, rates="", rate="")
         yield bar
+
+
+def bar_layout(description: str, width: int) -> tuple[str, tuple[ProgressColumn, ...]]:
+    """The description as shown and the bar's columns, for a terminal ``width`` characters wide.
+
+    The full layout when ``description`` and :data:`FULL_LAYOUT_ROOM` fit; otherwise the compact one, where a model
+    path keeps only its last part (``infer /models/llava-1.5-7b-hf`` -> ``infer llava-1.5-7b-hf``) and the text at
+    most a third of the width, so the numbers after it keep their room.
+    """
+    name = TextColumn("{task.description}", style="bold", markup=False)  # a model name may hold "[/]"
+    if len(description) + FULL_LAYOUT_ROOM <= width:
+        return description, (name, BarColumn(bar_width=None), MofNCompleteColumn(), TaskProgressColumn(),
+                             TextColumn("{task.fields[rates]}", markup=False), TimeElapsedColumn(),
+                             TextColumn("ETA"), TimeRemainingColumn())
+    words = [word.rstrip("/").rsplit("/", 1)[-1] or word for word in description.split(" ")]
+    text = " ".join(words)
+    limit = max(8, width // 3)
+    shown = text if len(text) <= limit else text[:limit - 1] + "…"
+    return shown, (name, BarColumn(bar_width=None), MofNCompleteColumn(),
+                   TextColumn("{task.fields[rate]}", markup=False), TextColumn("ETA"), TimeRemainingColumn())

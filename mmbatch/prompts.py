@@ -1,4 +1,4 @@
-"""Prompt templates, byte-exact (protocols.md §2).
+"""Prompt templates, byte-exact (docs/rules.md §2).
 
 A template turns one question (its text, hint and present options) into the text the model sees; images always
 come before the text in the model message. Every prepared row records the template's name and the SHA-256 of the

@@ -25,12 +25,15 @@ from mmbatch.schema.columns import OPTION_LETTERS
 if TYPE_CHECKING:
     from mmbatch.benchmarks.declaration import GroupRule
 
+GROUP_FAILED_NOTE = "not judged: another row of its circular group is already wrong (CircularEval)"
+"""``extract_note`` of a row ``extract`` did not send to the judge because its circular group had already failed: the
+row has no verdict of its own (``score`` leaves it out of the row-level accuracies, docs/scoring.md)."""
 MISSING_TEXTS = ("", "nan")
 """Cell texts that mean "absent" (compared lower-cased): VLMEvalKit's tables write a missing option as ``nan``."""
 DIGEST_CHUNK = 1 << 24
 
 CIRCULAR_OFFSET = 1_000_000
-"""Circular copy k of question i has index i + k * 1e6 (protocols.md §1)."""
+"""Circular copy k of question i has index i + k * 1e6 (docs/rules.md §1)."""
 IMAGE_COLUMNS = ("image_path", "image_name")
 """Columns that name a row's image, in order of preference, for the ``image-pair`` rule."""
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from mmbatch.errors import BadInputError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, TypeVar
 
 RECORD_VERSION = 1
 """The layout every record's :meth:`to_metadata` writes."""
+Record = TypeVar("Record", bound="StageRecord")
+"""The record class a ``from_metadata`` call reads (``typing.Self`` needs Python 3.11; mmbatch supports 3.10)."""
 
 
 def _read(cls: type[Any], recorded: object) -> Any:
@@ -45,10 +47,10 @@ class StageRecord:
         return dataclasses.asdict(self)
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> Self | None:
+    def from_metadata(cls: type[Record], metadata: Mapping[str, Any]) -> Record | None:
         """The record of a file's metadata; None when the stage did not write the file (e.g. an imported file has
         no ``infer`` record)."""
-        record: Self | None = _read(cls, metadata.get(cls.SECTION))
+        record: Record | None = _read(cls, metadata.get(cls.SECTION))
         return record
 
 
@@ -148,14 +150,14 @@ class ExtractRecord(StageRecord):
         return recorded
 
     @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> Self | None:
+    def from_metadata(cls: type[Record], metadata: Mapping[str, Any]) -> Record | None:
         """The record of a file's metadata; None when no ``extract`` wrote the file."""
         recorded = metadata.get(cls.SECTION)
         if not isinstance(recorded, Mapping):
             return None
         rules = recorded.get("choice_rules")
         judge = recorded.get("judge")
-        record: Self = _read(cls, {
+        record: Record = _read(cls, {
             **recorded,
             "choice_rules": rules.get("name") if isinstance(rules, Mapping) else rules,
             "judge": _read(JudgeRecord, judge) if isinstance(judge, Mapping) and judge.get("model") else None,

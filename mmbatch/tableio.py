@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,9 +30,9 @@ from mmbatch.errors import BadInputError
 from mmbatch.json_text import parse_json
 from mmbatch.schema.types import restore_types
 from mmbatch.secret_values import scrub_value
+from mmbatch.table_writing import METADATA_KEY, while_writing, write_parquet
 from mmbatch.xlsx_limits import check_xlsx
 
-METADATA_KEY = b"mmbatch"
 READ_FORMATS = (".tsv", ".parquet", ".xlsx")
 MAX_COLUMNS = 10_000
 """Most columns a TSV may have (stage files have ~30; a million-column file took 339 s and 7.9 GB in prepare)."""
@@ -97,12 +98,10 @@ def read_raw(path: str | Path) -> Table:
 
 
 def _read_parquet(path: Path) -> Table:
-    import pyarrow.parquet as pq
-
     try:
-        raw = pq.read_schema(path).metadata or {}
+        raw = pl.read_parquet_metadata(path)
         frame = pl.read_parquet(path, glob=False)  # a path is a name: "x[12].parquet" must not match x1.parquet
-    except Exception as exc:  # pyarrow/polars raise many types for a corrupt file
+    except Exception as exc:  # polars raises many types for a corrupt file
         raise BadInputError(f"not a readable Parquet file ({exc})", path=path) from exc
     return Table(frame, parse_metadata(raw.get(METADATA_KEY), path))
 
@@ -128,7 +127,7 @@ def _read_tsv(path: Path) -> pl.DataFrame:
         # polars checks UTF-8 itself but only says "invalid utf-8 sequence": scan for the line only then, since a
         # scan of every file costs as much as reading it (~1 s for a 400 MB MMBench file).
         _check_utf8(path)
-        # A stray quote at the start of an unquoted field breaks quoted parsing (protocols.md §1).
+        # A stray quote at the start of an unquoted field breaks quoted parsing (docs/rules.md §1).
         try:
             return pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None, glob=False)
         except Exception as exc:
@@ -270,7 +269,7 @@ STAGE_SECTIONS = ("prepare", "infer", "extract", "score", "import", "export", "r
 """Metadata keys that hold a section (a JSON object) wherever they appear at the top level."""
 
 
-def parse_metadata(raw: bytes | None, where: Path) -> dict[str, Any]:
+def parse_metadata(raw: str | bytes | None, where: Path) -> dict[str, Any]:
     """The mmbatch metadata as a dict, or a clear error for metadata that is not JSON or not shaped as written: the
     one reader of every file's metadata (stage files, their sidecars, metrics tables)."""
     if raw is None:
@@ -301,11 +300,9 @@ def read_metadata(path: str | Path) -> dict[str, Any]:
     """Only the metadata of a stage file, without reading its rows."""
     path = Path(path)
     if file_format(path) == ".parquet":
-        import pyarrow.parquet as pq
-
         try:
-            raw = pq.read_schema(path).metadata or {}
-        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raw = pl.read_parquet_metadata(path)
+        except Exception as exc:  # polars raises several types for a damaged file
             raise BadInputError(f"not a readable Parquet file ({_first_line(exc)})", path=path) from exc
         return parse_metadata(raw.get(METADATA_KEY), path)
     return _read_sidecar(path)
@@ -319,11 +316,19 @@ def canonical(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(pl.col(pl.String).replace("", None))
 
 
-def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] | None = None) -> Path:
+def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] | None = None, *,
+                alongside: Callable[[], None] | None = None) -> Path:
     """Write ``frame`` to ``path`` (format from the extension) under a temporary name, then rename it.
 
     A crash or a bad row never leaves a half-written file at ``path``. The metadata is scrubbed of the API keys in
     use; the cells are data, written as they are (server replies are scrubbed where they arrive).
+
+    Args:
+        frame: the rows.
+        path: the file to write.
+        metadata: the settings to record beside the rows.
+        alongside: work to do while polars writes (in another thread: its writer releases the GIL), such as checks
+            that change no row; the file is put in place only when it returns, and what it raises is raised.
     """
     path = through_link(Path(path))
     fmt = file_format(path, writing=True)
@@ -332,9 +337,9 @@ def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] 
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == ".parquet":
         with atomic_path(path) as tmp:
-            _write_parquet(frame, tmp, metadata)
+            while_writing(lambda: write_parquet(frame, tmp, metadata), alongside)
     else:
-        _write_tsv_pair(frame, path, metadata)
+        _write_tsv_pair(frame, path, metadata, alongside)
     return path
 
 
@@ -342,7 +347,8 @@ SIDECAR_FILE_KEY = "written_for"
 """Sidecar key recording the byte size of the TSV it was written with, so a mismatched pair is detected."""
 
 
-def _write_tsv_pair(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> None:
+def _write_tsv_pair(frame: pl.DataFrame, path: Path, metadata: dict[str, Any],
+                    alongside: Callable[[], None] | None = None) -> None:
     """Write a TSV and its sidecar so that no interruption leaves a file beside a sidecar that is not its own.
 
     Both are written in full under temporary names first (a full disk fails here, changing nothing). Then the old
@@ -353,44 +359,15 @@ def _write_tsv_pair(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -
     sidecar = metadata_sidecar(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with locked_beside(path) as table_tmp, locked_beside(sidecar) as sidecar_tmp:
-        tsv_text_frame(frame).write_csv(table_tmp, separator="\t", quote_style="necessary", null_value="")
+        text = tsv_text_frame(frame)
+        while_writing(lambda: text.write_csv(table_tmp, separator="\t", quote_style="necessary", null_value=""),
+                       alongside)
         recorded = {**metadata, SIDECAR_FILE_KEY: {"bytes": table_tmp.stat().st_size, "rows": frame.height}}
         sidecar_tmp.write_text(json.dumps(recorded, indent=2, ensure_ascii=False, default=str) + "\n",
                                encoding="utf-8")
         sidecar.unlink(missing_ok=True)
         os.replace(table_tmp, path)
         os.replace(sidecar_tmp, sidecar)
-
-
-PAYLOAD_COLUMNS = ("image",)
-"""Columns of base64 payloads: stored without compression or dictionary (see :func:`_write_parquet`)."""
-
-ROW_GROUP_BYTES = 64 << 20
-"""Target in-memory size of one Parquet row group; only one group at a time is converted to Arrow."""
-
-
-def _write_parquet(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> None:
-    """Write row group by row group, so that peak memory is the frame plus one group, not two copies of the frame.
-
-    Base64 payloads are dense already: zstd saves ~25 % of them at ~5x the write time, and neither a dictionary nor
-    min/max statistics of 100 KB strings pay off, so they are stored plain; every other column keeps zstd.
-    """
-    import pyarrow.parquet as pq
-
-    names = frame.columns
-    plain = [name for name in names if name in PAYLOAD_COLUMNS]
-    compression = {name: "none" if name in plain else "zstd" for name in names}
-    others = [name for name in names if name not in plain]
-    row_bytes = frame.estimated_size() / max(frame.height, 1)
-    rows_per_group = max(1, min(1 << 20, int(ROW_GROUP_BYTES / max(row_bytes, 1))))
-    schema = frame.head(0).to_arrow().schema
-    schema = schema.with_metadata(
-        {**(schema.metadata or {}), METADATA_KEY: json.dumps(metadata, ensure_ascii=False, default=str).encode()}
-    )
-    with pq.ParquetWriter(path, schema, compression=compression, use_dictionary=others,
-                          write_statistics=others) as writer:
-        for start in range(0, max(frame.height, 1), rows_per_group):
-            writer.write_table(frame.slice(start, rows_per_group).to_arrow())
 
 
 def tsv_text_frame(frame: pl.DataFrame) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""Video frames for the model: decoded with decord, chosen by the SEED-Bench rule (protocols.md §7).
+"""Video frames for the model: decoded with decord, chosen by the SEED-Bench rule (docs/rules.md §7).
 
 A ``video_path`` cell names either one video file, decoded here with decord's ``VideoReader``, or a JSON list of
 frame image files (SEED-Bench-2 stores its videos as 8 frames), which are loaded as images. decord is imported only

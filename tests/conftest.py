@@ -11,6 +11,11 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # pytest-xdist's workers start with COLUMNS=80 and LINES=24 set, though they print to a pipe: the in-process CLI
+    # would cut its tables to 80 columns, unlike a serial run or a scheduler's log (mmbatch.console reads them once).
+    for variable in ("COLUMNS", "LINES"):
+        os.environ.pop(variable, None)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"

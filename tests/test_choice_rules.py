@@ -1,4 +1,4 @@
-"""VLMEvalKit's ``can_infer`` rules (protocols.md §3): every example of the spec, and the corner cases."""
+"""VLMEvalKit's ``can_infer`` rules (docs/rules.md §3): every example of the spec, and the corner cases."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ CARS = {"A": "red car", "B": "blue car", "C": "green bus", "D": "yellow truck"}
 @pytest.mark.parametrize(
     ("prediction", "expected"),
     [
-        # The examples of protocols.md §3.
+        # The examples of docs/rules.md §3.
         ("B", "B"),
         ("B.", "B"),
         ("(C)", "C"),

@@ -19,7 +19,7 @@ def test_mmbench_file_gets_circular_groups_benchmark_model_and_mode() -> None:
     assert fmt == "vlmevalkit"
     assert adapted["g_index"].to_list() == [3, 3, 3, 4]
     assert set(adapted["benchmark"]) == {"mmbench"}
-    assert set(adapted["model"]) == {"mmbench_dev_llava_upload"}
+    assert set(adapted["model"]) == {"llava"}  # the file name without the benchmark, split and kind of file
     assert set(adapted["mode"]) == {"generate"}
     named, _ = adapt_predictions(frame, path=PATH, benchmark="mmbench", model_name="llava-v1.5-13b")
     assert set(named["model"]) == {"llava-v1.5-13b"}

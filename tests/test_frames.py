@@ -1,4 +1,4 @@
-"""SEED-Bench frame choice: every official test vector (protocols.md §7)."""
+"""SEED-Bench frame choice: every official test vector (docs/rules.md §7)."""
 
 from __future__ import annotations
 

@@ -93,6 +93,7 @@ def predictions(output: Path) -> dict[int, tuple[str, int]]:
     return {row["index"]: (row["prediction"], row["output_tokens"]) for row in frame.iter_rows(named=True)}
 
 
+@pytest.mark.slow
 def test_the_system_prompt_reaches_the_model_through_its_template(tiny_llava: Path, tmp_path: Path) -> None:
     model = with_template(tiny_llava, tmp_path / "model", SYSTEM_TEMPLATE)
     prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(3, copies=2))
@@ -116,6 +117,7 @@ def test_a_template_without_a_system_turn_is_refused_before_any_row(
     assert not (tmp_path / "out.parquet").exists()
 
 
+@pytest.mark.slow
 def test_repetition_penalty_gives_the_same_answers_in_any_batch(tiny_llava: Path, tmp_path: Path) -> None:
     # Circular copies of different prompt lengths: padded batches, and groups that share their prefix at batch 4.
     prepared = write_prepared(tmp_path / "prepared.parquet", prepared_frame(4, copies=2))

@@ -55,7 +55,7 @@ def test_explicit_dtype_is_used(llava_dir):
 
 
 def test_missing_model_directory_is_bad_input(tmp_path):
-    with pytest.raises(BadInputError, match="cannot load model"):
+    with pytest.raises(BadInputError, match="no-such-model: no such folder"):
         create_backend(HfOptions(model=str(tmp_path / "no-such-model")))
 
 

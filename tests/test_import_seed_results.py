@@ -16,7 +16,7 @@ from tests.conftest import run_cli
 
 
 def accuracy(rows: pl.DataFrame) -> float:
-    """Letters compared after stripping whitespace (protocols.md §7)."""
+    """Letters compared after stripping whitespace (docs/rules.md §7)."""
     return round(100 * (rows["prediction"].str.strip_chars() == rows["answer"].str.strip_chars()).mean(), 2)
 
 

@@ -1,4 +1,4 @@
-"""CircularEval groups and generated copies (protocols.md §1)."""
+"""CircularEval groups and generated copies (docs/rules.md §1)."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_real_mmbench_dev_groups(shared_data: Path) -> None:
     assert len(differing) == 25
     assert all(len(theirs[g]) == 3 and len({row[3] for row in theirs[g]}) == 1 for g in differing)
     # The 32 left alone have an option naming letters ("both A,B, and C", "Team A and Team D.") or a single letter
-    # as its text (protocols.md §1); the real file rotated some of their options anyway.
+    # as its text (docs/rules.md §1); the real file rotated some of their options anyway.
     alone = originals.filter(~pl.col("g_index").is_in(list(copied)))
     assert "both A,B, and C" in set(alone["D"].to_list())
 

@@ -1,4 +1,4 @@
-"""The MMBench reader on the bundled examples and on the layouts protocols.md §1 describes."""
+"""The MMBench reader on the bundled examples and on the layouts docs/rules.md §1 describes."""
 
 from __future__ import annotations
 

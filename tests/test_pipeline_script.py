@@ -60,6 +60,7 @@ def docker_calls(tmp_path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in (tmp_path / "docker.log").read_text().splitlines()]
 
 
+@pytest.mark.slow
 def test_pipeline_without_docker_runs_every_stage_with_shards(out_dir: str, tmp_path: Path) -> None:
     result = run_pipeline(out_dir, {"MMBATCH_NO_DOCKER": "1", "NUM_SHARDS": "2"}, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]

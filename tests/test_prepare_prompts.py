@@ -1,8 +1,9 @@
-"""Prompts rendered by ``prepare``: byte-identical to protocols.md §2, other templates, hashes, recorded settings."""
+"""Prompts rendered by ``prepare``: byte-identical to docs/rules.md §2, other templates, hashes, recorded settings."""
 
 from __future__ import annotations
 
 import hashlib
+import textwrap
 from pathlib import Path
 
 import polars as pl
@@ -12,18 +13,16 @@ from mmbatch.prepare import PrepareOptions, prepare, with_prompts
 from mmbatch.tableio import read_table
 from tests.conftest import EXAMPLES, REPO_ROOT, run_cli
 
-PROTOCOLS = REPO_ROOT.parent / "shared" / "spec" / "protocols.md"
+RULES = REPO_ROOT / "docs" / "rules.md"
 VLMEVALKIT = EXAMPLES / "mmbench" / "mmbench_example.tsv"
 
 
 def protocol_lines() -> dict[str, str]:
     """The line templates of the §2 code block, each up to its literal ``\\n`` (so trailing spaces are kept)."""
-    if not PROTOCOLS.is_file():
-        pytest.fail(f"{PROTOCOLS} is missing: tests run with ../shared beside the repository")
-    text = PROTOCOLS.read_text(encoding="utf-8")
+    text = RULES.read_text(encoding="utf-8")
     section = text[text.index("## 2."):text.index("## 3.")]
     block = section[section.index("```\n") + 4:]
-    block = block[:block.index("```")]
+    block = textwrap.dedent(block[:block.index("```")])
     lines = [line.split("\\n")[0] for line in block.splitlines() if "\\n" in line]
     return {"hint": lines[0], "question": lines[1], "options": lines[2], "option": lines[3], "instruction": lines[4]}
 

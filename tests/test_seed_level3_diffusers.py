@@ -18,6 +18,7 @@ pytest.importorskip("diffusers", reason="the diffusers extra is installed by `ma
 from tests.support.tiny_diffusion import tiny_stable_diffusion
 
 
+@pytest.mark.slow
 def test_diffusers_pictures_are_extracted_and_scored(tmp_path, shared_data):
     source = write_level3_benchmark(tmp_path / "media", shared_data)
     prepared, preds = tmp_path / "prepared.parquet", tmp_path / "preds.parquet"

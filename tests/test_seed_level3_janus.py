@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from mmbatch.cli import main
@@ -15,6 +16,7 @@ from tests.support.tiny_clip import tiny_clip
 from tests.support.tiny_janus import tiny_janus
 
 
+@pytest.mark.slow
 def test_janus_pictures_are_extracted_and_scored(tmp_path, shared_data):
     source = write_level3_benchmark(tmp_path / "media", shared_data)
     prepared, preds = tmp_path / "prepared.parquet", tmp_path / "preds.parquet"

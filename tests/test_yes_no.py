@@ -1,4 +1,4 @@
-"""MME yes/no rules (protocols.md §6): the official tool's prefix rule and VLMEvalKit's word rule.
+"""MME yes/no rules (docs/rules.md §6): the official tool's prefix rule and VLMEvalKit's word rule.
 
 The golden tests score the real LaVIN and LLaVA-1.5-13B outputs in ../shared/data with each rule and compare with the
 published numbers (the scoring arithmetic is spelled out here, independent of ``mmbatch score``).
@@ -22,7 +22,7 @@ COGNITION = ["commonsense_reasoning", "numerical_calculation", "text_translation
 @pytest.mark.parametrize(
     ("prediction", "expected"),
     [
-        # The examples of protocols.md §6.
+        # The examples of docs/rules.md §6.
         ("know", "No"),
         ("eyes are visible", "Yes"),
         ("The answer is yes.", None),
@@ -108,7 +108,7 @@ def test_lavin_golden_both_rules(shared_data: Path) -> None:
     folder = shared_data / "mme" / "LaVIN"
     assert _mme_score(folder, PERCEPTION, official_yes_no) == pytest.approx(963.6114, abs=1e-4)
     assert _mme_score(folder, COGNITION, official_yes_no) == pytest.approx(249.6429, abs=1e-4)
-    # notes.md: VLMEvalKit's word rule gives LaVIN cognition 248.9286.
+    # docs/rules.md §6: VLMEvalKit's word rule gives LaVIN cognition 248.9286.
     assert _mme_score(folder, COGNITION, vlmevalkit_yes_no) == pytest.approx(248.9286, abs=1e-4)
 
 

@@ -9,7 +9,7 @@
 - ``mcq_plain_example.tsv``: only the original questions, as a user would write an MCQ file;
   ``mmbatch prepare --circular`` on it gives exactly the rows of ``mmbench_example.tsv``.
 
-Circular copies are made here independently of mmbatch (protocols.md §1), so the files double as golden data.
+Circular copies are made here independently of mmbatch (docs/rules.md §1), so the files double as golden data.
 Usage: ``python examples/generate/mmbench.py [OUT_DIR]`` (default ``examples/``; writes ``OUT_DIR/mmbench/``).
 """
 

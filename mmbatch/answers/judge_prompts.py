@@ -1,4 +1,4 @@
-"""The judge's prompts, byte for byte as VLMEvalKit sends them (docs/extract.md).
+"""The judge's prompts, byte for byte as VLMEvalKit sends them (docs/rules.md §4 and §6).
 
 Their exact bytes matter twice: they are what reproduces VLMEvalKit's judge decisions, and they are the key of the
 judge cache. Typos ("Your should") and odd spacing ("Z. \\n", "例 1:问题") are part of the originals.

@@ -1,4 +1,4 @@
-"""VLMEvalKit's ``can_infer``: the rules that turn a free-form answer into an option letter (docs/extract.md).
+"""VLMEvalKit's ``can_infer``: the rules that turn a free-form answer into an option letter (docs/rules.md §3).
 
 Reproduced step by step, quirks included (``"The answer is a dog"`` gives ``A``), because MMBench numbers are only
 comparable when every evaluator matches answers the same way. The same rules parse the judge's replies.

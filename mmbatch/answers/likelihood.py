@@ -1,4 +1,4 @@
-"""Likelihood rows: the option whose reduced log-likelihood is highest (docs/extract.md).
+"""Likelihood rows: the option whose reduced log-likelihood is highest (docs/rules.md §10).
 
 ``infer`` keeps each option's summed log-probability and token count, so any reduction can be chosen here without
 re-running the model. The official SEED-Bench interfaces disagree on the reduction, hence the named setting. Rows

@@ -68,6 +68,9 @@ class DiffusersBackend:
         self.options = options
         self.device = resolve_device(options.device)
         self.dtype = resolve_dtype(options.dtype, self.device)
+        from mmbatch.backends.model_source import check_model_source
+
+        check_model_source(options.model, revision=options.revision)
         try:
             pipeline = diffusers.DiffusionPipeline.from_pretrained(options.model, dtype=self.dtype,
                                                                    revision=options.revision)

@@ -89,7 +89,10 @@ class VLLMBackend:
         from transformers import AutoProcessor, GenerationConfig
         from vllm import LLM
 
+        from mmbatch.backends.model_source import check_model_source
+
         self.options = options
+        check_model_source(options.model, revision=options.revision)
         try:
             self.processor = AutoProcessor.from_pretrained(options.model, revision=options.revision)
         except (OSError, ValueError, KeyError) as exc:

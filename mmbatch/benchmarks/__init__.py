@@ -7,8 +7,12 @@ them. Reader and scorer modules are imported only when chosen.
 
 from __future__ import annotations
 
-from mmbatch.benchmarks.base import Reader
+from typing import TYPE_CHECKING
+
 from mmbatch.benchmarks.declaration import load
+
+if TYPE_CHECKING:
+    from mmbatch.benchmarks.base import Reader
 
 
 def get_reader(name: str) -> Reader:

@@ -8,6 +8,7 @@ Entry points are read on the first lookup, not when the CLI is built. Lookups ac
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING
@@ -112,7 +113,9 @@ def get_benchmark(name: str) -> Benchmark:
     """
     benchmark = find_benchmark(name)
     if benchmark is None:
-        raise BadInputError(f"unknown benchmark {name!r}; choose one of {', '.join(benchmark_names())}",
+        close = difflib.get_close_matches(str(name).lower(), sorted(_by_name()), n=1, cutoff=0.6)
+        hint = f"did you mean {_by_name()[close[0]].name!r}? " if close else ""
+        raise BadInputError(f"unknown benchmark {name!r}; {hint}choose one of {', '.join(benchmark_names())}",
                             column="benchmark")
     return benchmark
 

@@ -36,9 +36,10 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         lazy_help=lambda: "benchmark of a file without a 'benchmark' column "
                         f"({', '.join(benchmark_names())})")
     parser.add_argument("--model", dest="model_name",
-                        help="model name for a file without a 'model' column (default: the input file's stem)")
+                        help="model name for a file without a 'model' column (default: the input file's name without "
+                        "the benchmark and file-kind words: vila_13b_CCBench.xlsx -> vila_13b)")
     parser.add_argument("--no-judge", action="store_true", help="rules only: what they cannot match stays unmatched")
-    parser.add_argument("--judge-model", default="gpt-4o-mini",
+    parser.add_argument("--judge-model",
                         help="judge model (default gpt-4o-mini, VLMEvalKit's; gpt-3.5-turbo-0125 reproduces the "
                         "MMBench leaderboard)")
     parser.add_argument("--judge-base-url", help="OpenAI-compatible judge server, e.g. http://localhost:8000/v1 "
@@ -105,12 +106,14 @@ def kind_option(text: str) -> tuple[str, str]:
 
 def options(args: argparse.Namespace) -> ExtractOptions:
     """The stage's options from the parsed arguments."""
-    from mmbatch.extract.options import ExtractOptions
+    from mmbatch.extract.options import DEFAULT_JUDGE_MODEL, ExtractOptions
     from mmbatch.extract.reasoning import parse_reasoning_tags
 
+    _refuse_judge_settings_without_judge(args)
     return ExtractOptions(
         input=args.input, output=args.output, benchmark=args.benchmark, model_name=args.model_name,
-        use_judge=not args.no_judge, judge_model=args.judge_model, judge_base_url=args.judge_base_url,
+        use_judge=not args.no_judge, judge_model=args.judge_model or DEFAULT_JUDGE_MODEL,
+        judge_base_url=args.judge_base_url,
         judge_cache=args.judge_cache, concurrency=args.concurrency, request_timeout_s=args.timeout,
         max_retries=args.max_retries, retry_backoff_s=args.retry_backoff, choice_rules=args.choice_rules,
         yes_no_rule=args.yes_no_rule, kind_options=tuple(args.kind_option),
@@ -120,6 +123,27 @@ def options(args: argparse.Namespace) -> ExtractOptions:
         force=args.force, reasoning_tags=parse_reasoning_tags(args.reasoning_tags),
         stored_verdicts=args.stored_verdicts,
     )
+
+
+JUDGE_SETTINGS = (("judge_model", "--judge-model"), ("judge_base_url", "--judge-base-url"),
+                  ("judge_cache", "--judge-cache"))
+"""Options that only the judge uses: given with ``--no-judge`` they say two contradictory things."""
+
+
+def _refuse_judge_settings_without_judge(args: argparse.Namespace) -> None:
+    """``--no-judge`` with a judge setting (or its ``MMBATCH_*`` variable) is a contradiction, not a choice to guess.
+
+    Raises:
+        BadInputError: both were given.
+    """
+    from mmbatch.errors import BadInputError
+
+    if not args.no_judge:
+        return
+    given = [flag for dest, flag in JUDGE_SETTINGS if getattr(args, dest, None) is not None]
+    if given:
+        raise BadInputError(f"--no-judge contradicts {', '.join(given)}: drop --no-judge to use the judge, or drop "
+                            f"{', '.join(given)} for the rules only")
 
 
 def execute(stage_options: ExtractOptions) -> int:

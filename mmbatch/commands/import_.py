@@ -49,7 +49,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "columns come in as vlmevalkit_<name>, row by row checked against --input, so `extract "
                         "--stored-verdicts` recomputes the published numbers without a judge. A judged file may also "
                         "be given alone as --input")
-    parser.add_argument("--model", help="model name to record (default: the one in the source, else its file name)")
+    parser.add_argument("--model", help="model name to record (default: the one the source records, else its file "
+                        "or folder name without the benchmark and file-kind words: vila_13b_CCBench.xlsx -> vila_13b)")
     return parser
 
 

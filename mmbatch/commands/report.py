@@ -36,12 +36,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Write the report (and its SVG charts) atomically."""
-    from mmbatch.console import console
+    from mmbatch.console import console, error_console
     from mmbatch.report.write import write_report
     from mmbatch.view.write import parse_labels
 
     written = write_report(list(args.metrics), args.output, labels=dict(parse_labels(args.label)),
                            comparisons=list(args.compare))
+    for warning in written.warnings:
+        error_console.print(f"warning: {warning}", soft_wrap=True, markup=False, highlight=False)
     extra = f" and {len(written.charts)} chart(s) beside it" if written.charts else ""
     console.print(f"wrote {written.page}{extra}: {written.boards} benchmark board(s), {written.models} model(s)",
                   soft_wrap=True, markup=False, highlight=False)

@@ -15,6 +15,7 @@ import polars as pl
 
 from mmbatch import __version__
 from mmbatch.benchmarks.registry import answer_kinds, get_benchmark
+from mmbatch.compare.identity import align_rows
 from mmbatch.compare.paired import COMPARISON_SCHEMA, compare_partition
 from mmbatch.errors import BadInputError
 from mmbatch.json_text import parse_json
@@ -88,6 +89,7 @@ def compare_frames(frame_a: pl.DataFrame, frame_b: pl.DataFrame, options: Compar
         raise BadInputError(f"--seed must be 0 or more, not {options.seed}")
     frame_a, frame_b = (_normalised(f, name, options.benchmark) for f, name in zip((frame_a, frame_b), names,
                                                                                    strict=True))
+    frame_b = align_rows(frame_a, frame_b)  # the same question, whatever numbering each file's route gave it
     partitions = frame_a.select(KEY).unique(maintain_order=True).vstack(
         frame_b.select(KEY).unique(maintain_order=True)).unique(maintain_order=True)
     comparisons, coverage = [], []
@@ -164,13 +166,31 @@ def _output_schema() -> dict[str, pl.DataType]:
 
 
 def _read_hits(path: Path) -> pl.DataFrame:
+    if path.suffix.lower() == ".json":  # score writes hits as .parquet or .tsv only; .json is its metrics table
+        _refuse_metrics_table(path)
     table = read_table(path)
+    if {"metric", "value"} <= set(table.frame.columns) and "index" not in table.frame.columns:
+        _refuse_metrics_table(path)
     frame = file_scores(table.frame, table.metadata)
     missing = [c for c in ("index", "benchmark", HIT, "extracted", "answer") if c not in frame.columns]
     if missing:
         raise BadInputError(f"not a hits file written by mmbatch score (missing {', '.join(missing)}); "
                             "compare reads METRICS.hits.parquet from beside the metrics table", path=path)
     return frame
+
+
+def _refuse_metrics_table(path: Path) -> None:
+    """A metrics table holds totals, not rows: point at the hits file ``score`` wrote beside it.
+
+    Raises:
+        BadInputError: always.
+    """
+    from mmbatch.score.metrics_table import hits_path
+
+    beside = hits_path(path)
+    found = "" if beside.is_file() else " (not there: rerun score with this metrics file as --output)"
+    raise BadInputError(f"this is a metrics table; compare pairs rows, so give it the per-row hits file score wrote "
+                        f"beside it: {beside}{found}", path=path)
 
 
 def _normalised(frame: pl.DataFrame, name: str, benchmark: str | None) -> pl.DataFrame:

@@ -1,4 +1,4 @@
-"""CLIP similarity between a generated picture and each option picture (SEED-Bench-2 level 3, protocols.md §7).
+"""CLIP similarity between a generated picture and each option picture (SEED-Bench-2 level 3, docs/rules.md §7).
 
 "We calculate the CLIP similarity score between the generated image and each candidate image option, selecting the
 highest-scoring option as the final prediction" (SEED-Bench-2). Any CLIP-family model that ``transformers`` loads
@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from PIL import Image
 
 if TYPE_CHECKING:
     import torch
@@ -38,8 +36,10 @@ class ClipRanker:
         import torch
         from transformers import AutoModel, AutoProcessor
 
+        from mmbatch.backends.model_source import check_model_source
         from mmbatch.errors import BadInputError
 
+        check_model_source(model, flag="--clip-model")
         self.device = torch.device("cuda" if device == "auto" and torch.cuda.is_available() else
                                    "cpu" if device == "auto" else device)
         try:
@@ -85,6 +85,7 @@ class ClipRanker:
 
     def _embed_batch(self, files: list[Path]) -> torch.Tensor:
         import torch
+        from PIL import Image  # here, not at the top: extract imports this module for every run, CLIP or not
 
         pictures = []
         for file in files:

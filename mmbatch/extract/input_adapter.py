@@ -1,7 +1,7 @@
 """Makes any accepted prediction file look like an mmbatch ``infer`` output.
 
 VLMEvalKit and LLaVA write MMBench predictions as ``.xlsx``/``.tsv`` with the MMBench columns and ``prediction`` but
-no ``g_index``, ``benchmark``, ``model`` or ``mode``; contract.md makes them valid ``extract`` input given
+no ``g_index``, ``benchmark``, ``model`` or ``mode``; docs/contract.md §1 makes them valid ``extract`` input given
 ``--benchmark``. The missing columns are filled here the way those tools imply (``g_index = index % 1e6``).
 """
 
@@ -13,6 +13,7 @@ import polars as pl
 
 from mmbatch.benchmarks.registry import benchmark_names, find_benchmark
 from mmbatch.errors import BadInputError
+from mmbatch.interop.model_names import model_from_path
 from mmbatch.interop.rows import with_imported_prompts
 from mmbatch.interop.vlmevalkit import as_benchmark_reads_it
 from mmbatch.row_facts import group_index
@@ -58,7 +59,7 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     elif benchmark is not None:
         fills.append(pl.col("benchmark").fill_null(benchmark.lower()))
     if "model" not in frame.columns:
-        fills.append(pl.lit(model_name or path.stem).alias("model"))
+        fills.append(pl.lit(model_name or model_from_path(path)).alias("model"))
     if "mode" not in frame.columns:
         likelihood = pl.col("choice_logprobs").is_not_null() if "choice_logprobs" in frame.columns else pl.lit(False)
         fills.append(pl.when(likelihood).then(pl.lit("likelihood")).otherwise(pl.lit("generate")).alias("mode"))

@@ -1,4 +1,5 @@
-"""The LLM judge: asks about one row, tries a few times, parses the reply with its answer kind's rule (docs/extract.md).
+"""The LLM judge: asks about one row, tries a few times, parses the reply with its answer kind's rule
+(docs/rules.md §4).
 
 Every try goes through the cache first; a reply is stored the moment it arrives. The judge never guesses: a row it
 cannot match stays unmatched, and a row whose call failed (after the client's retries) is an error, retried by the

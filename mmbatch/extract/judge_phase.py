@@ -1,15 +1,17 @@
 """Runs the judge over the rows the rules left open: concurrent, cached, group-aware, committed as it goes.
 
 CircularEval (MMBench): once a row of a group is known wrong the group has failed, so VLMEvalKit asks nothing more
-about it. mmbatch reproduces which rows get asked, deterministically and still concurrently: round k sends the k-th
-open row of every group not yet failed, all groups at once; rows of failed groups are left unmatched, with a note.
+about it. mmbatch reproduces which rows get asked, deterministically and still concurrently: each group's open rows
+are asked one after another, in index order, until one is known wrong; rows left in a failed group are left
+unmatched, with a note. Groups run concurrently, each at its own pace: a group's next row is asked as soon as its
+previous one is judged, never waiting for other groups' rows of the same rank (a round of all groups waits for its
+slowest request). Which rows are asked depends only on each group's own replies.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from mmbatch.errors import BadInputError
@@ -21,12 +23,12 @@ from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.extract.rule_pass import kind_settings
 from mmbatch.openai_client import JUDGE_KEY_VARIABLES, ChatClient, ClientSettings, api_key_from_environment
 from mmbatch.progress import progress
+from mmbatch.row_facts import GROUP_FAILED_NOTE
 
 COMMIT_EVERY_S = 2.0
 """Seconds between commits of judged rows (each reply is already in the cache the moment it arrives)."""
 COMMIT_EVERY_ROWS = 1000
 
-GROUP_FAILED_NOTE = "not judged: another row of its circular group is already wrong (CircularEval)"
 
 Commit = Callable[[list[tuple[int, Outcome]]], None]
 
@@ -87,7 +89,7 @@ class JudgeSession:
         """
         started = time.monotonic()
         try:
-            return _run_rounds(tasks, set(failed_groups), self.options, self.judge, self.runner, commit)
+            return _judge_groups(tasks, failed_groups, self.options, self.judge, self.runner, commit)
         finally:
             self.judge.stats.judge_s += time.monotonic() - started
 
@@ -108,58 +110,51 @@ def _client_settings(options: ExtractOptions) -> ClientSettings:
     )
 
 
-def _rounds(tasks: Sequence[JudgeTask], failed_groups: set[object], skip_failed: bool
-            ) -> Iterator[tuple[list[JudgeTask], list[JudgeTask]]]:
-    """Yields (tasks to ask now, tasks left unasked because their group failed), round after round.
+def _chains(tasks: Sequence[JudgeTask], failed_groups: set[object], skip_failed: bool
+            ) -> tuple[list[list[JudgeTask]], list[JudgeTask]]:
+    """(chains of tasks to ask one after another, tasks left unasked because their group failed already).
 
-    ``failed_groups`` is read between rounds, so the caller adds the groups each round proves wrong.
+    With ``skip_failed``, a chain is one group's tasks in index order; without, every task is a chain of its own.
     """
     if not skip_failed:
-        yield list(tasks), []
-        return
-    queues: dict[object, deque[JudgeTask]] = {}
+        return [[task] for task in tasks], []
+    chains: dict[object, list[JudgeTask]] = {}
     for task in sorted(tasks, key=lambda t: t.index):
-        queues.setdefault(task.group, deque()).append(task)
-    while queues:
-        ask: list[JudgeTask] = []
-        skip: list[JudgeTask] = []
-        for group in list(queues):
-            queue = queues[group]
-            if group in failed_groups:
-                skip.extend(queue)
-                del queues[group]
-                continue
-            ask.append(queue.popleft())
-            if not queue:
-                del queues[group]
-        yield ask, skip
+        chains.setdefault(task.group, []).append(task)
+    skipped = [task for group, chain in chains.items() if group in failed_groups for task in chain]
+    return [chain for group, chain in chains.items() if group not in failed_groups], skipped
 
 
-def _run_rounds(tasks: Sequence[JudgeTask], failed_groups: set[object], options: ExtractOptions, judge: Judge,
-                runner: EventLoopRunner, commit: Commit) -> int:
+def _judge_groups(tasks: Sequence[JudgeTask], failed_groups: set[object], options: ExtractOptions, judge: Judge,
+                  runner: EventLoopRunner, commit: Commit) -> int:
+    chains, skip = _chains(tasks, failed_groups, options.skip_failed_groups)
     buffer: list[tuple[int, Outcome]] = []
     last_commit = time.monotonic()
-    skipped = 0
 
-    async def ask(task: JudgeTask) -> tuple[JudgeTask, Outcome]:
-        return task, await judge.decide(task)
+    async def ask(chain: list[JudgeTask]) -> tuple[list[tuple[JudgeTask, Outcome]], list[JudgeTask]]:
+        """The chain's rows judged in order until one is known wrong; (judged, left unasked)."""
+        judged = []
+        for position, task in enumerate(chain):
+            outcome = _fallback(task, await judge.decide(task), options)
+            judged.append((task, outcome))
+            if is_known_wrong(outcome, task.answer):
+                return judged, chain[position + 1:]
+        return judged, []
 
     with progress("judge", total=len(tasks), unit="rows") as bar:
-        for ask_now, skip in _rounds(tasks, failed_groups, options.skip_failed_groups):
-            skipped += len(skip)
-            buffer.extend((task.index, Outcome(None, "unmatched", note=GROUP_FAILED_NOTE)) for task in skip)
-            bar.advance(len(skip))
-            for task, outcome in runner.as_completed(ask_now, ask, window=2 * options.concurrency):
-                outcome = _fallback(task, outcome, options)
-                if is_known_wrong(outcome, task.answer):
-                    failed_groups.add(task.group)
-                buffer.append((task.index, outcome))
-                calls, tokens = judge.stats.calls, judge.stats.prompt_tokens + judge.stats.completion_tokens
-                bar.advance(1, calls=calls - bar.counters.get("calls", 0), tokens=tokens - bar.counters.get(
-                    "tokens", 0))
-                if len(buffer) >= COMMIT_EVERY_ROWS or time.monotonic() - last_commit >= COMMIT_EVERY_S:
-                    commit(buffer)
-                    buffer, last_commit = [], time.monotonic()
+        skipped = len(skip)
+        buffer.extend((task.index, Outcome(None, "unmatched", note=GROUP_FAILED_NOTE)) for task in skip)
+        bar.advance(len(skip))
+        for judged, left in runner.as_completed(chains, ask, window=2 * options.concurrency):
+            skipped += len(left)
+            buffer.extend((task.index, outcome) for task, outcome in judged)
+            buffer.extend((task.index, Outcome(None, "unmatched", note=GROUP_FAILED_NOTE)) for task in left)
+            calls, tokens = judge.stats.calls, judge.stats.prompt_tokens + judge.stats.completion_tokens
+            bar.advance(len(judged) + len(left), calls=calls - bar.counters.get("calls", 0),
+                        tokens=tokens - bar.counters.get("tokens", 0))
+            if len(buffer) >= COMMIT_EVERY_ROWS or time.monotonic() - last_commit >= COMMIT_EVERY_S:
+                commit(buffer)
+                buffer, last_commit = [], time.monotonic()
         commit(buffer)
     return skipped
 

@@ -25,7 +25,8 @@ class ExtractOptions:
     benchmark: str | None = None
     """Benchmark name for files without a ``benchmark`` column (VLMEvalKit/LLaVA files)."""
     model_name: str | None = None
-    """Model name for files without a ``model`` column; default: the input file's stem."""
+    """Model name for files without a ``model`` column; default: read from the input file's name
+    (:func:`mmbatch.interop.model_names.model_from_path`)."""
     use_judge: bool = True
     """Ask the LLM judge about answers the rules cannot match; False is the explicit rules-only mode."""
     judge_model: str = DEFAULT_JUDGE_MODEL

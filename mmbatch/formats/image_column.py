@@ -1,6 +1,6 @@
 """An ``image`` column stored as bytes, as Hugging Face datasets store images, turned into the prepared text form.
 
-A prepared file holds each image as base64 text (docs/benchmarks-formats.md). Parquet files from elsewhere hold them
+A prepared file holds each image as base64 text (docs/rules.md §1). Parquet files from elsewhere hold them
 as bytes: a plain ``Binary`` column, the ``datasets`` ``Image`` feature (a struct of ``bytes`` and ``path``), or a
 list of either for rows with several images. These are encoded to base64 (a list as the JSON list-string of several
 payloads), so every later check and the infer stage see the one form they know. Row references stored as integers

@@ -10,6 +10,7 @@ the ``answer`` cells (:meth:`mmbatch.answers.kind.AnswerKind.check_answers`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,16 +90,30 @@ def limited(frame: pl.DataFrame, options: ReadOptions) -> pl.DataFrame:
 def check_media(frame: pl.DataFrame, source: Path, options: ReadOptions) -> None:
     """The ``image`` payloads and ``image_path`` files decode, within the pixel limit.
 
+    The payload checks change no row, so when ``options.deferred_checks`` is given they are left there for
+    ``prepare`` to run while it writes the file; otherwise they run now.
+
     Raises:
         BadInputError: naming the first bad picture's row and column.
     """
     if "image" in frame.columns:
-        check = ImageColumnCheck(source=source, max_pixels=options.max_pixels)
+        images = _image_checks(frame, ImageColumnCheck(source=source, max_pixels=options.max_pixels))
+        if options.deferred_checks is None:
+            images()
+        else:
+            options.deferred_checks.add(images)
+    if "image_path" in frame.columns:
+        check_image_paths(frame, options.media_root or source.parent, source, options.max_pixels)
+
+
+def _image_checks(frame: pl.DataFrame, check: ImageColumnCheck) -> Callable[[], None]:
+    """The checks of every payload and reference of ``frame["image"]``, with a progress bar, to run now or later."""
+    def run() -> None:
         payloads = int((frame["image"].str.len_bytes() > MAX_REFERENCE_LENGTH).sum())
         with progress("checking images", total=payloads, unit="images") as bar:
             check_image_column(frame, check, bar.advance)
-    if "image_path" in frame.columns:
-        check_image_paths(frame, options.media_root or source.parent, source, options.max_pixels)
+
+    return run
 
 
 def read_with_status(source: Path) -> pl.DataFrame:

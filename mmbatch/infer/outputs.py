@@ -29,7 +29,7 @@ PREDICTION_SCHEMA: dict[str, pl.DataType] = {"index": pl.Int64(), **{
 GENERATED_IMAGE = "generated_image"
 """Written only by files with generate-image rows (mmbatch.infer.images)."""
 DROPPED_COLUMNS = ("image",)
-"""Input columns an ``infer`` output does not carry (the image payload, contract.md)."""
+"""Input columns an ``infer`` output does not carry (the image payload, docs/contract.md §3)."""
 
 
 def shard_output_path(output: Path, shard: Shard) -> Path:
@@ -75,12 +75,11 @@ def carried_columns(input_columns: Sequence[str]) -> list[str]:
     return [name for name in input_columns if name not in DROPPED_COLUMNS and name not in PREDICTION_NAMES]
 
 
-def results_frame(results: Sequence[Result], model: str, *, with_index: bool = True) -> pl.DataFrame:
-    """The prediction columns (and ``index``) for ``results``, typed as declared even when all null."""
-    schema = PREDICTION_SCHEMA if with_index else {k: v for k, v in PREDICTION_SCHEMA.items() if k != "index"}
-    records: list[dict[str, Any]] = [
+def result_records(results: Sequence[Result], model: str) -> list[dict[str, Any]]:
+    """One plain record per result: ``index`` and the prediction columns (:data:`PREDICTION_SCHEMA`)."""
+    return [
         {
-            **({"index": r.index} if with_index else {}),
+            "index": r.index,
             "prediction": r.prediction,
             "choice_logprobs": r.choice_logprobs,
             "choice_ntokens": r.choice_ntokens,
@@ -92,7 +91,6 @@ def results_frame(results: Sequence[Result], model: str, *, with_index: bool = T
         }
         for r in results
     ]
-    return pl.DataFrame(records, schema=schema)
 
 
 def finished_frame(rows: pl.DataFrame, input_columns: Sequence[str]) -> pl.DataFrame:

@@ -3,7 +3,7 @@
 Where a row's pictures come from, in order of preference:
 
 - ``image``: base64, a list-string of base64 images, or a short reference to another row's ``index`` anywhere in
-  the prepared file (not only in the shard), whose ``image`` holds the payload (protocols.md §1);
+  the prepared file (not only in the shard), whose ``image`` holds the payload (docs/rules.md §1);
 - ``image_path``: one file or a JSON list of files under the media root;
 - ``video_path``: a video file (frames chosen by the SEED-Bench rule, :mod:`mmbatch.video`) or a JSON list of frame
   files.

@@ -26,7 +26,7 @@ from mmbatch.infer.outputs import (
     carried_columns,
     finished_frame,
     progress_folder,
-    results_frame,
+    result_records,
     shard_output_path,
 )
 from mmbatch.infer.requests import RequestBuilder, default_media_root
@@ -105,7 +105,8 @@ def run_infer(options: InferOptions) -> InferSummary:
     settings = resume_settings(options, fingerprint)
     journal = RowJournal(output, settings, force=options.force, settings_key="infer.resume",
                          progress_dir=progress_folder(options.output),
-                         finished=() if shard.is_whole else (options.output,), columns=tuple(PREDICTION_SCHEMA))
+                         finished=() if shard.is_whole else (options.output,), columns=tuple(PREDICTION_SCHEMA),
+                         schema=PREDICTION_SCHEMA)
 
     rows = shard.select(table.frame)
     carried = rows.select(carried_columns(rows.columns))
@@ -232,10 +233,12 @@ class _Commits:
         """Tokens generated so far."""
 
     def __call__(self, results: list[Result]) -> None:
-        store_images([result for result in results if result.index in self.image_rows], self.options.output)
-        # Only the index and the prediction columns are committed: the input columns are joined back once, at
-        # the end, so a commit costs the same for a 10-column and a 100-column prepared file.
-        self.journal.commit(results_frame(results, self.options.model))
+        if self.image_rows:
+            store_images([result for result in results if result.index in self.image_rows], self.options.output)
+        # Only the index and the prediction columns are committed, as plain records (a frame is built once per
+        # 4,096 commits): the input columns are joined back once, at the end, so a commit costs the same for a
+        # 10-column and a 100-column prepared file.
+        self.journal.commit_records(result_records(results, self.options.model))
         new_tokens = sum(r.output_tokens or 0 for r in results)
         self.tokens += new_tokens
         self.bar.advance(len(results), tokens=new_tokens)

@@ -37,7 +37,7 @@ class InferSummary:
 
     @property
     def exit_status(self) -> int:
-        """0 when every row is fine, 3 when some failed (contract.md)."""
+        """0 when every row is fine, 3 when some failed (docs/contract.md §2)."""
         return EXIT_ROWS_FAILED if self.failed else EXIT_OK
 
     def lines(self) -> list[str]:

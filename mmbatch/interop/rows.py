@@ -38,7 +38,7 @@ class ImportOptions:
     questions: tuple[Path, ...] = ()
     """Question files joined with the answers (``llava-jsonl``, ``seed-results``)."""
     model: str | None = None
-    """``--model``; None takes the name recorded in the source, else the file or folder name."""
+    """``--model``; None takes the name recorded in the source, else one read from the file or folder name."""
     renumber_duplicates: bool = False
     """``--duplicate-index renumber``: give rows that repeat an earlier row's ``index`` new indices (the source's in
     ``source_index``) instead of refusing the file."""
@@ -119,7 +119,8 @@ def renumber_duplicates(frame: pl.DataFrame, *, path: Path) -> pl.DataFrame:
     if not repeat.any():
         return frame
     indices = frame["index"].cast(pl.Int64)
-    start = int(indices.max() or 0) + 1  # type: ignore[arg-type]  # an Int64 column: max is an int
+    largest = indices.max()
+    start = (largest if isinstance(largest, int) else 0) + 1  # an Int64 column without nulls: max is an int
     new_index = pl.Series([start + k for k in range(int(repeat.sum()))], dtype=pl.Int64)
     source = indices.zip_with(repeat, pl.Series([None] * frame.height, dtype=pl.Int64))
     renumbered = indices.clone().scatter(repeat.arg_true(), new_index)  # scatter writes in place
@@ -177,9 +178,12 @@ def require_columns(frame: pl.DataFrame, names: tuple[str, ...], *, path: Path, 
 
 
 def default_model(options: ImportOptions, recorded: str | None = None) -> str:
-    """``--model``, else the model name the source records, else the file or folder name."""
+    """``--model``, else the model name the source records, else the file or folder name without the benchmark and
+    file-kind words (:func:`mmbatch.interop.model_names.model_from_path`)."""
+    from mmbatch.interop.model_names import model_from_path
+
     if options.model:
         return options.model
     if recorded:
         return recorded
-    return options.input.name if options.input.is_dir() else options.input.stem
+    return model_from_path(options.input)

@@ -28,7 +28,7 @@ SEED_LETTERS = ("A", "B", "C", "D")
 def unknown_option(letter: str) -> str:
     """The text of an option that exists but whose text the results file lacks.
 
-    An empty option cell means "no such option" (protocols.md §1); SEED options always exist, so ``extract`` must
+    An empty option cell means "no such option" (docs/rules.md §1); SEED options always exist, so ``extract`` must
     see them present to accept the recorded letter. The text says plainly that it is not the real one.
     """
     return f"(option {letter}: text not in the results file)"

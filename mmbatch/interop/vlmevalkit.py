@@ -19,6 +19,7 @@ from mmbatch.benchmarks.declaration import Benchmark, load
 from mmbatch.benchmarks.mme.subtasks import SUBTASKS, part_of
 from mmbatch.benchmarks.registry import find_benchmark, registered
 from mmbatch.errors import BadInputError
+from mmbatch.interop.model_names import model_from_name
 from mmbatch.interop.rows import (
     PROMPT_FROM_QUESTION,
     ImportOptions,
@@ -131,7 +132,8 @@ def import_rows(options: ImportOptions) -> ImportResult:
                                    .alias("l2-category"))
     recorded = frame["model"].drop_nulls().first() if "model" in frame.columns else None
     if recorded is None and side is not None and options.judged is None:
-        recorded = prediction_stem(options.input)  # a judged file alone: named after its prediction file
+        # A judged file alone: named as its prediction file would be (vila_13b_MMStar_openai_result -> vila_13b).
+        recorded = model_from_name(prediction_stem(options.input)) or prediction_stem(options.input)
     model = default_model(options, str(recorded) if recorded is not None else None)
     finished = finish_rows(frame, model=model, path=options.input)
     return ImportResult(finished, {

@@ -23,7 +23,7 @@ SHORT_NAMES = {
     "attribute_reasoning": "AR", "coarse_perception": "CP", "finegrained_perception (cross-instance)": "FP-C",
     "finegrained_perception (instance-level)": "FP-S", "logic_reasoning": "LR", "relation_reasoning": "RR",
 }
-"""VLMEvalKit's abbreviations of the MMBench L2 categories (protocols.md §5)."""
+"""VLMEvalKit's abbreviations of the MMBench L2 categories (docs/rules.md §5)."""
 
 FONT = 'font-family="Helvetica, Arial, sans-serif"'
 CHAR_WIDTH = 6.5

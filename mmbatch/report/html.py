@@ -109,13 +109,15 @@ def render_html(boards: list[Board], charts: dict[str, str], sources: list[str],
              "<p>Metrics from: " + ", ".join(f"<code>{escape(s)}</code>" for s in sources) + "</p>",
              "<p class=\"note\">Values are percentages (accuracy) except MME scores (points); [low, high] is the 95 % "
              "bootstrap interval when <code>mmbatch score --bootstrap</code> computed one; hover a number for its "
-             "n. <em>unmatched</em> and <em>failed</em> count rows.</p>",
+             "n. <em>unmatched</em> and <em>failed</em> count rows; <em>rows</em> is how many rows each run was scored "
+             "on.</p>",
              "<h2>Provenance</h2>", provenance_table(origins)]
     for board in boards:
         mine = deltas.get(board.slug)
         parts.append(f'<section class="board" id="{escape(board.slug)}" data-benchmark="{escape(board.benchmark)}">')
         parts.append(f"<h2>{escape(board.name)}</h2>")
         parts.append(html_table(board.summary, "summary", delta_column(board, mine)))
+        parts += [f'<p class="note partial">{escape(note)}</p>' for note in board.notes]
         if mine is not None:
             parts.append(f"<h3>Paired comparison with {escape(mine.baseline)}</h3>")
             parts.append(comparison_table(board, mine))

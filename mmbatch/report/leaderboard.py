@@ -16,6 +16,9 @@ from mmbatch.benchmarks.registry import find_benchmark
 
 COUNT_METRICS = ("unmatched", "failed")
 """Row counts shown beside the headline numbers of every board."""
+ROWS_COLUMN = "rows"
+"""The summary's last column: rows each model was scored on (the ``n`` of its ``failed`` count), so a partial run
+stands out beside full ones."""
 
 
 @dataclass(frozen=True)
@@ -30,13 +33,15 @@ class Cell:
     """Upper end of the 95 % interval."""
     n: int | None = None
     """Units the value is computed over (shown on hover)."""
+    note: str | None = None
+    """Said after the number (``of 2374, partial`` for a run scored on fewer rows than the board's largest)."""
 
     def text(self, *, count: bool = False) -> str:
         """``67.69``, ``67.69 [65.10, 70.27]`` with an interval, an integer for counts, ``–`` when missing."""
         if self.value is None:
             return "–"
         if count:
-            return f"{self.value:.0f}"
+            return f"{self.value:.0f}" + (f" ({self.note})" if self.note else "")
         if self.ci_low is None or self.ci_high is None:
             return f"{self.value:.2f}"
         return f"{self.value:.2f} [{self.ci_low:.2f}, {self.ci_high:.2f}]"
@@ -78,6 +83,8 @@ class Board:
     """A finer per-ability table, when the view has one."""
     headline: tuple[tuple[str, str, str], ...] = ()
     """(level, group, metric) of each headline column of the summary, in order."""
+    notes: tuple[str, ...] = ()
+    """What a reader must know before comparing the rows (runs scored on fewer rows than others)."""
 
     @property
     def name(self) -> str:
@@ -109,13 +116,66 @@ def _board(benchmark: str, split: str | None, part: pl.DataFrame) -> Board:
     columns = _headline_columns(part, view.headline)
     models = _ranked_models(part, columns)
     cells = [[_cell(part, model, level, group, metric) for level, group, metric, _ in columns] for model in models]
-    counts = [[Cell(_count(part, model, metric)) for metric in COUNT_METRICS] for model in models]
+    coverage = _coverage(part, models)
+    counts = [[Cell(_count(part, model, metric)) for metric in COUNT_METRICS] + [coverage.cells[model]]
+              for model in models]
     first_metric = columns[0][2] if columns else ""
-    summary = ScoreTable("Summary", tuple(title for *_, title in columns) + COUNT_METRICS,
+    summary = ScoreTable("Summary", (*(title for *_, title in columns), *COUNT_METRICS, ROWS_COLUMN),
                          tuple((m, tuple(c + k)) for m, c, k in zip(models, cells, counts, strict=True)),
-                         unit_of(first_metric), counts=len(COUNT_METRICS))
+                         unit_of(first_metric), counts=len(COUNT_METRICS) + 1)
     return Board(benchmark, split, summary, _per_group(part, models, view.ability),
-                 _per_group(part, models, view.detail), tuple((lv, g, m) for lv, g, m, _ in columns))
+                 _per_group(part, models, view.detail), tuple((lv, g, m) for lv, g, m, _ in columns),
+                 coverage.notes + _not_judged_notes(part, models))
+
+
+def _not_judged_notes(part: pl.DataFrame, models: list[str]) -> tuple[str, ...]:
+    """Why a model's row accuracies are missing: ``score`` leaves them out where the judge skipped rows."""
+    notes = []
+    for model in models:
+        rows = _count(part, model, "not_judged")
+        if rows:
+            notes.append(f"{model}: {rows:.0f} rows were not sent to the judge because their circular group had "
+                         "already failed (extract --skip-failed-groups, the default), so they have no verdict; "
+                         "row accuracies (vanilla, circ-0) are not shown where they would count them as wrong. "
+                         "Rerun extract with --no-skip-failed-groups to have them judged.")
+    return tuple(notes)
+
+
+@dataclass(frozen=True)
+class _Coverage:
+    cells: dict[str, Cell]
+    """Each model's rows cell."""
+    notes: tuple[str, ...]
+    """One line per partial run."""
+
+
+def _coverage(part: pl.DataFrame, models: list[str]) -> _Coverage:
+    """Rows each model was scored on; a run with fewer rows than the board's largest is marked partial.
+
+    The count is the ``n`` of the overall ``failed`` metric, which ``score`` writes over every row it read. The
+    largest run on the board is the reference: mmbatch does not assume a benchmark's size (files are subsets,
+    splits, or other versions), but a run that covers fewer rows than another of the same board is not comparable
+    with it, and the reader is told so.
+    """
+    rows = {model: _rows_scored(part, model) for model in models}
+    known = [n for n in rows.values() if n is not None]
+    largest = max(known, default=None)
+    cells, notes = {}, []
+    for model in models:
+        n = rows[model]
+        if n is None or largest is None or n >= largest:
+            cells[model] = Cell(None if n is None else float(n), n=n)
+            continue
+        cells[model] = Cell(float(n), n=n, note=f"of {largest}, partial")
+        notes.append(f"{model} was scored on {n:,} rows, {largest - n:,} fewer than the largest run here "
+                         f"({largest:,}): a partial run, its numbers are not comparable with the others'.")
+    return _Coverage(cells, tuple(notes))
+
+
+def _rows_scored(part: pl.DataFrame, model: str) -> int | None:
+    hit = part.filter((pl.col("model") == model) & (pl.col("metric") == "failed") & (pl.col("level") == "overall")
+                      & pl.col("n").is_not_null())
+    return int(hit["n"].max()) if hit.height else None  # type: ignore[arg-type]
 
 
 def _headline_columns(part: pl.DataFrame, headline: tuple[Headline, ...]) -> list[tuple[str, str, str, str]]:

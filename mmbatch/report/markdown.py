@@ -71,11 +71,13 @@ def render_markdown(boards: list[Board], chart_files: dict[str, str], sources: l
     """The whole report; ``chart_files`` maps a board's slug (and ``slug_detail``) to its SVG file name."""
     lines = ["# mmbatch report", "", "Metrics from: " + ", ".join(markdown_text(s) for s in sources), ""]
     lines += ["Values are percentages (accuracy) except MME scores (points); `[low, high]` is the 95 % bootstrap "
-              "interval when `mmbatch score --bootstrap` computed one. `unmatched` and `failed` count rows.", ""]
+              "interval when `mmbatch score --bootstrap` computed one. `unmatched` and `failed` count rows; `rows` "
+              "is how many rows each run was scored on.", ""]
     lines += ["## Provenance", "", provenance_table(origins), ""]
     for board in boards:
         name = markdown_text(board.name)
         lines += [f"## {name}", "", markdown_table(board.summary), ""]
+        lines += [line for note in board.notes for line in (f"**Note:** {markdown_text(note)}", "")]
         mine = deltas.get(board.slug)
         if mine is not None:
             lines += [f"### Paired comparison with {markdown_text(mine.baseline)}", "", comparison_table(board, mine),

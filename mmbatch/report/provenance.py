@@ -7,7 +7,7 @@ mmbatch version and input files made them; all of it is already in the file, so 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,12 @@ class Provenance:
     """Model name as recorded -> name shown in the report (``--label``, or a local folder's name)."""
     hits_sha256: str | None = None
     """SHA-256 of the hits file the metrics were computed with, as ``score`` recorded it (None: not recorded)."""
+    warnings: tuple[str, ...] = ()
+    """What the file does not record (its settings show as unknown), for the command to print."""
+
+
+UNKNOWN = "unknown (not recorded)"
+"""A setting the metrics file does not record: shown as such, never as a default the run may not have used."""
 
 
 def provenance(path: Path, label: str, metadata: dict[str, Any], models: list[str],
@@ -54,12 +60,16 @@ def _provenance(path: Path, label: str, metadata: dict[str, Any], models: list[s
                 shown: dict[str, str]) -> Provenance:
     prepare = PrepareRecord.from_metadata(metadata) or PrepareRecord()
     infer = InferRecord.from_metadata(metadata) or InferRecord()
-    extract = ExtractRecord.from_metadata(metadata) or ExtractRecord()
+    recorded_extract = ExtractRecord.from_metadata(metadata)
+    extract = recorded_extract or ExtractRecord()
     imported = ImportRecord.from_metadata(metadata) or ImportRecord()
     backend = infer.backend_settings
     judge = extract.judge
-    judge_text = "none (rules only)" if judge is None else (
-        judge.model + (f" at {judge.base_url}" if judge.base_url else ""))
+    if recorded_extract is None:  # no record says whether a judge ran: "none" would be invented
+        judge_text = UNKNOWN
+    else:
+        judge_text = "none (rules only)" if judge is None else (
+            judge.model + (f" at {judge.base_url}" if judge.base_url else ""))
     rules_text = extract.choice_rules
     if extract.yes_no_rule:
         rules_text = f"{rules_text or '–'}; yes/no {extract.yes_no_rule}"
@@ -77,13 +87,26 @@ def _provenance(path: Path, label: str, metadata: dict[str, Any], models: list[s
         "choice rules": str(rules_text or "–"),
         "reasoning traces": _reasoning_text(extract),
         "mmbatch": str(metadata.get("mmbatch_version") or infer.mmbatch_version or "–"),
-        "written (UTC)": datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%d %H:%M"),
+        "written (UTC)": datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M"),
         "metrics SHA-256": file_sha256(path)[:16],
         "input SHA-256": str(extract.input_sha256 or _resumed_input_digest(metadata) or "–")[:16],
     }
     score = metadata.get("score")
     hits = score.get("hits_sha256") if isinstance(score, dict) else None
-    return Provenance(label, str(path), values, shown, hits if isinstance(hits, str) else None)
+    return Provenance(label, str(path), values, shown, hits if isinstance(hits, str) else None,
+                      warnings=_missing_records(path, metadata, recorded_extract))
+
+
+def _missing_records(path: Path, metadata: dict[str, Any], extract: ExtractRecord | None) -> tuple[str, ...]:
+    """A warning when the file records no settings at all (a ``.json`` or ``.tsv`` metrics file whose sidecar was
+    not copied with it) or no extraction settings."""
+    if not metadata:
+        sidecar = f" (its sidecar {path.name}.meta.json is missing)" if path.suffix.lower() in (".json", ".tsv") else ""
+        return (f"{path}: no settings recorded{sidecar}; which judge, rules and prompts made its numbers is shown "
+                "as unknown",)
+    if extract is None:
+        return (f"{path}: no extraction settings recorded; its judge is shown as unknown",)
+    return ()
 
 
 SHOWN_PROMPT_CHARS = 60

@@ -36,6 +36,8 @@ class ReportFiles:
     """Benchmark boards in the report."""
     models: int
     """Distinct models compared."""
+    warnings: tuple[str, ...] = ()
+    """What some metrics files do not record (shown as unknown in the report)."""
 
 
 def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str, str] | None = None,
@@ -76,4 +78,5 @@ def write_report(metrics_files: list[Path], output: Path, *, labels: Mapping[str
         text = render_markdown(boards, files, sources, origins, deltas)
     with atomic_path(output) as tmp:
         tmp.write_text(text, encoding="utf-8")
-    return ReportFiles(output, tuple(written), len(boards), metrics["model"].n_unique())
+    return ReportFiles(output, tuple(written), len(boards), metrics["model"].n_unique(),
+                       tuple(warning for origin in origins for warning in origin.warnings))

@@ -1,6 +1,6 @@
 """The long metrics table of ``score``: its columns, and writing/reading it as .json, .tsv or .parquet.
 
-Columns (contract.md): ``benchmark, model, split, level, group, metric, value, n, ci_low, ci_high``. A ``.json``
+Columns (docs/contract.md §3): ``benchmark, model, split, level, group, metric, value, n, ci_low, ci_high``. A ``.json``
 file is a plain JSON list of row objects; its metadata lives in the sidecar ``FILE.json.meta.json`` (as for TSV).
 The per-row hits go to a stage file beside it: ``metrics.parquet`` -> ``metrics.hits.parquet``,
 ``metrics.tsv`` -> ``metrics.hits.tsv``, ``metrics.json`` -> ``metrics.hits.parquet``.

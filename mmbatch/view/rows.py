@@ -68,9 +68,13 @@ def gather_rows(paths: list[Path], options: ViewOptions) -> ViewData:
     """Read every file and build the viewer's records.
 
     Raises:
-        BadInputError: a file is unreadable or is not a stage file with ``index`` and ``question``.
+        BadInputError: a file is unreadable or is not a stage file with ``index`` and ``question``, or a label
+            names a file that is not shown (a typo would otherwise leave the model unnamed without a word).
     """
     labels = dict(options.labels)
+    unknown = sorted(set(labels) - {str(p) for p in paths})
+    if unknown:
+        raise BadInputError(f"--label names a file that is not shown: {unknown[0]}")
     tables = [read_table(path) for path in paths]
     frames = [_with_hits(file_scores(t.frame, t.metadata), path) for t, path in zip(tables, paths, strict=True)]
     names = [_model_name(frame, path, labels) for frame, path in zip(frames, paths, strict=True)]
@@ -81,6 +85,8 @@ def gather_rows(paths: list[Path], options: ViewOptions) -> ViewData:
     records: dict[tuple[str, str, int], dict[str, Any]] = {}
     for position, frame in enumerate(frames):
         pictures.add_payloads(frame)
+        generated = _GeneratedPictures(paths[position], tables[position].metadata, data) \
+            if GENERATED_IMAGE in frame.columns else None
         for row in frame.iter_rows(named=True):
             key = (str(row.get("benchmark") or ""), str(row.get("split") or ""), int(row["index"]))
             record = records.get(key)
@@ -88,6 +94,8 @@ def gather_rows(paths: list[Path], options: ViewOptions) -> ViewData:
                 record = records[key] = _question_record(row, key, len(names))
                 record["img"], record["vid"] = pictures.of_row(row)
             record["m"][position] = _answer_record(row)
+            if generated is not None:
+                record["m"][position]["gen"] = generated.of_row(row)
     data.rows = sorted(records.values(), key=lambda r: (r["b"], r["s"], r["g"], r["i"]))
     if data.pictures.failures:
         data.notes.append(f"{data.pictures.failures} picture(s) could not be decoded and are not shown")
@@ -249,6 +257,39 @@ class _PictureSource:
             self.data.notes.append(f"row {row['index']}: video frames not shown ({error})")
             return []
         return [self.data.pictures.from_image(image, f"{paths}#{n}") for n, image in enumerate(images)]
+
+
+GENERATED_IMAGE = "generated_image"
+"""The predictions column naming the picture a model drew (SEED-Bench-2 level 3), relative to the predictions file's
+folder."""
+
+
+class _GeneratedPictures:
+    """The pictures one model drew: ``generated_image`` is relative to its predictions file's folder, which is the
+    viewed file's own folder when extract and score wrote beside it, else the folder of the predictions file
+    ``extract`` recorded. The picture must lie inside that folder (as ``extract`` reads it)."""
+
+    def __init__(self, path: Path, metadata: Mapping[str, Any], data: ViewData) -> None:
+        self.data = data
+        self.folders = [path.parent]
+        recorded = metadata.get("extract", {}).get("input") if isinstance(metadata.get("extract"), dict) else None
+        if isinstance(recorded, str) and recorded:
+            self.folders += [Path(recorded).parent, path.parent / Path(recorded).parent]
+
+    def of_row(self, row: Mapping[str, Any]) -> str | None:
+        """The id of the row's generated picture; None (and a note) when it cannot be found."""
+        if is_missing(row.get(GENERATED_IMAGE)):
+            return None
+        relative = str(row[GENERATED_IMAGE])
+        for folder in self.folders:
+            try:
+                return self.data.pictures.from_file(resolve_media(folder, relative, index=row["index"],
+                                                                  column=GENERATED_IMAGE))
+            except BadInputError:
+                continue
+        self.data.notes.append(f"row {row['index']}: generated picture {relative!r} not found beside the file or its "
+                               "predictions file")
+        return None
 
 
 def _is_number(text: str) -> bool:

@@ -4,6 +4,8 @@ const PAGE = Number(document.getElementById("data").dataset.pageSize);
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => ({"&": "&amp;", "<": "&lt;", ">": "&gt;",
   '"': "&quot;", "'": "&#39;"}[c]));
+// Option texts are shown in lists and table cells, where a line break would fold into a space: keep it a line break.
+const lines = (s) => esc(s).replace(/\r?\n/g, "<br>");
 const FILTERS = ["b", "s", "c", "mi", "v", "em", "q"];
 let state = {}; let shown = [];
 const byKey = new Map(DATA.rows.map((r) => [r.k, r]));
@@ -101,6 +103,7 @@ function answerCard(name, a, r) {
   }
   if (a.jr != null) extraction += `<div class="k">judge reply</div><div><pre class="judge-raw">${esc(a.jr)}</pre></div>`;
   return `<div class="answer" data-model="${esc(name)}"><h3>${esc(name)} ${mark(a)}</h3><div class="kv">
+    ${a.gen ? `<div class="k">generated picture</div><div>${pictures([a.gen], "generated")}</div>` : ""}
     <div class="k">prediction</div><div><pre class="prediction">${esc(a.pred ?? "")}</pre></div>
     <div class="k">extracted</div><div>${esc(a.x ?? "—")}</div>
     <div class="k">method</div><div class="method">${esc(a.em ?? "")}${a.note ? " — " + esc(a.note) : ""}</div>
@@ -115,7 +118,7 @@ function groupTable(r) {
   const title = Object.keys(r.o).length ? "CircularEval group (the same question, options rotated)" : "Same image";
   const head = `<tr><th>index</th><th>question / options</th><th>answer</th>${DATA.models.map((m) => `<th>${esc(m)}</th>`).join("")}</tr>`;
   const body = members.map((x) => `<tr><td class="${x.k === r.k ? "cur" : ""}"><a href="#" data-open="${esc(x.k)}">${x.i}</a></td>
-    <td>${Object.keys(x.o).length ? Object.entries(x.o).map(([l, t]) => `${esc(l)}. ${esc(t)}`).join("<br>") : esc(x.q)}</td>
+    <td>${Object.keys(x.o).length ? Object.entries(x.o).map(([l, t]) => `${esc(l)}. ${lines(t)}`).join("<br>") : esc(x.q)}</td>
     <td>${esc(x.a ?? "")}</td>${x.m.map((a) => `<td>${mark(a)}${a && a.pred ? "<br><small>" + esc(a.pred.slice(0, 80)) + "</small>" : ""}</td>`).join("")}</tr>`).join("");
   return `<div class="group"><h3>${title}: ${members.length} rows</h3><table class="small">${head}${body}</table></div>`;
 }
@@ -124,7 +127,7 @@ function renderDetail() {
   const box = $("detail");
   if (!r) { box.className = ""; box.innerHTML = ""; return; }
   box.className = "shown";
-  const opts = Object.entries(r.o).map(([l, t]) => `<li class="${l === r.a ? "right" : ""}">${esc(l)}. ${esc(t)}${l === r.a ? " ✓" : ""}</li>`).join("");
+  const opts = Object.entries(r.o).map(([l, t]) => `<li class="${l === r.a ? "right" : ""}">${esc(l)}. ${lines(t)}${l === r.a ? " ✓" : ""}</li>`).join("");
   box.innerHTML = `<button type="button" class="close" data-close="1">close ✕</button><h2>Row ${r.i} · ${esc(r.b)}${r.s ? " · " + esc(r.s) : ""}${r.c ? " · " + esc(r.c) : ""}</h2>
     ${pictures(r.img, "")}${pictures(r.vid, "frames")}
     ${r.h ? `<div class="hint">${esc(r.h)}</div>` : ""}<div class="question">${esc(r.q)}</div>

@@ -1,7 +1,7 @@
 """Small prepared files for the ``infer`` and ``merge`` tests, built the way ``prepare`` writes them.
 
 Each question gets its own image (its size encodes the question, so tests can tell which image a row saw) and
-circular copies that refer to it by ``index`` (protocols.md §1); prompts have different lengths so that sorting by
+circular copies that refer to it by ``index`` (docs/rules.md §1); prompts have different lengths so that sorting by
 prompt length really reorders rows.
 """
 

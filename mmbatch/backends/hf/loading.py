@@ -137,6 +137,9 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
         BadInputError: The model cannot be found or is not an image-text-to-text model; the device or dtype is
             invalid.
     """
+    from mmbatch.backends.model_source import check_model_source
+
+    check_model_source(model_id, revision=revision)  # a mistyped path or an unreachable Hub id: exit 2 at once
     from transformers import AutoProcessor
 
     placement = placement or Placement()

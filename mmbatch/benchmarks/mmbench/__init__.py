@@ -36,7 +36,7 @@ MMBENCH = Benchmark(
                       "mmbench_v11", "mmbench_cn_v11"),
     source_ids=None,
 )
-"""MMBench: CircularEval over option shifts (protocols.md §1)."""
+"""MMBench: CircularEval over option shifts (docs/rules.md §1)."""
 
 CCBENCH = Benchmark(
     name="ccbench",

@@ -1,4 +1,4 @@
-"""CircularEval groups: the group key of each row, and copies generated for a file that has none (protocols.md §1).
+"""CircularEval groups: the group key of each row, and copies generated for a file that has none (docs/rules.md §1).
 
 Copy k of a question with options A..X shifts every option k places to the right (ABCD -> DABC, CDAB, BCDA for
 k = 1, 2, 3), as VLMEvalKit's ``tools.py::CIRCULAR`` does, so a model must pick the right *content* under every
@@ -65,7 +65,7 @@ def _option_words(text: str) -> set[str]:
 def circular_labels(options: dict[str, str | None], answer: str | None) -> list[str] | None:
     """The labels to rotate for one question, or None when the question must be left alone (a group of one).
 
-    Left alone (protocols.md §1): fewer than two options or a gap in the letters (A, B, D), an answer that is not
+    Left alone (docs/rules.md §1): fewer than two options or a gap in the letters (A, B, D), an answer that is not
     one of the option letters, an option text that is itself a single uppercase letter, or an option text that
     names two or more different option letters as words ("both A and B").
     """

@@ -1,8 +1,9 @@
 """Read MMBench, CCBench and any MMBench-style MCQ file (TSV, Parquet or xlsx) into prepared rows.
 
-The VLMEvalKit layout is read by the neutral reader (:mod:`mmbatch.formats.vlmevalkit_tsv`); MMBench adds the
-option-letter answers, the circular copies as extra rows grouped by ``g_index`` (or ``index % 1e6``), the legacy
-files where every copy carries its own image, and copies generated for a file that has none (``--circular``).
+The VLMEvalKit layout (docs/rules.md §1) is read by the neutral reader (:mod:`mmbatch.formats.vlmevalkit_tsv`);
+MMBench adds the option-letter answers, the circular copies as extra rows grouped by ``g_index`` (or
+``index % 1e6``), the legacy files where every copy carries its own image, and copies generated for a file that has
+none (``--circular``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,13 @@
-"""MMBench (and CCBench, and any MMBench-style MCQ file) scoring: CircularEval and vanilla (protocols.md §5).
+"""MMBench (and CCBench, and any MMBench-style MCQ file) scoring: CircularEval and vanilla (docs/rules.md §5).
 
 - ``circular_acc``: a question (circular group) is right only if every row present in its group is right; a group
   whose circ-0 row (``index == g_index``) is absent is left out, as in VLMEvalKit.
 - ``vanilla_acc``: every row on its own; ``circ0_acc``: the circ-0 rows only (the questions as first asked).
+- Rows ``extract`` did not send to the judge because their group had already failed (``--skip-failed-groups``, the
+  default) have no verdict: ``circular_acc`` is exact without them (their group is wrong either way), but a row
+  accuracy counting them as wrong is not the model's (3.79 % instead of 6.51 % on one real file). In a cell holding
+  such rows, ``vanilla_acc`` (and ``circ0_acc`` when a circ-0 row is one of them) is not reported, the ``overall``
+  level gets a ``not_judged`` count, and a warning says how to get them (``extract --no-skip-failed-groups``).
 
 Reported per split at the levels ``overall`` (``Overall``), ``l2-category`` (VLMEvalKit's abbreviations) and
 ``category``; the resampling unit of the bootstrap is the circular group, within its category.
@@ -12,8 +17,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from mmbatch.row_facts import GROUP_FAILED_NOTE
 from mmbatch.scoring.plan import (
     STRATUM,
+    UNITS,
     CellLevel,
     MetricSpec,
     ScorePlan,
@@ -33,9 +40,11 @@ L2_ABBREVIATIONS: dict[str, str] = {
 }
 """VLMEvalKit's short names of the six MMBench L2 abilities; other L2 names are reported as they are."""
 
-STATS = ("rows", "row_hits", "groups", "group_hits", "circ0", "circ0_hits", "unmatched", "failed")
+STATS = ("rows", "row_hits", "groups", "group_hits", "circ0", "circ0_hits", "unmatched", "failed", "not_judged",
+         "circ0_not_judged")
 """Per-group statistics: rows and right rows, whether the group counts (circ-0 present) and is right, the
-circ-0 row and whether it is right, unmatched and failed rows."""
+circ-0 row and whether it is right, unmatched and failed rows, rows left without a verdict by the judge's group
+skipping (and whether the circ-0 row is one)."""
 
 LEVELS = (("overall", "overall_group"), ("l2-category", "l2_group"), ("category", "category_group"))
 """(level name, column of the group frame holding the group's cell at that level)."""
@@ -46,6 +55,8 @@ METRICS = (
     ("circ0_acc", "circ0_hits", "circ0"),
 )
 """(metric, numerator statistic, denominator statistic) reported for every cell."""
+UNDECIDED_BY = {"vanilla_acc": "not_judged", "circ0_acc": "circ0_not_judged"}
+"""Row accuracies and the statistic counting rows without a verdict that make them meaningless in a cell."""
 
 
 class MmbenchScorer:
@@ -59,11 +70,31 @@ class MmbenchScorer:
         metrics: list[MetricSpec] = []
         for level, column in LEVELS:
             for group in groups_in_order(types, column):
-                metrics += [accuracy(level, group, name, hits, total) for name, hits, total in METRICS]
+                undecided = _cell_sums(types, column, group)
+                metrics += [accuracy(level, group, name, hits, total) for name, hits, total in METRICS
+                            if not undecided.get(UNDECIDED_BY.get(name, ""), 0)]
                 if level == "overall":
                     metrics += [count(level, group, name, name, "rows") for name in ("unmatched", "failed")]
+                    if undecided["not_judged"]:
+                        metrics.append(count(level, group, "not_judged", "not_judged", "rows"))
         cells = tuple(CellLevel(level, column) for level, column in LEVELS)
-        return ScorePlan(types, cells, STATS, tuple(metrics))
+        return ScorePlan(types, cells, STATS, tuple(metrics), _not_judged_warnings(types))
+
+
+def _cell_sums(types: pl.DataFrame, column: str, group: str) -> dict[str, int]:
+    """The rows without a verdict in one cell (:data:`UNDECIDED_BY`'s statistics, summed over its units)."""
+    cell = types.filter(pl.col(column) == group)
+    return {stat: int((cell[stat] * cell[UNITS]).sum()) for stat in set(UNDECIDED_BY.values())}
+
+
+def _not_judged_warnings(types: pl.DataFrame) -> tuple[str, ...]:
+    rows = int((types["not_judged"] * types[UNITS]).sum())
+    if not rows:
+        return ()
+    return (f"{rows} rows were not sent to the judge because another row of their circular group was already "
+            "wrong (extract --skip-failed-groups, the default): circular_acc is exact, but vanilla_acc (and "
+            "circ0_acc where a circ-0 row is among them) is left out of every cell holding such rows, since they "
+            "have no verdict; rerun extract with --no-skip-failed-groups to have them judged",)
 
 
 def circular_groups(rows: pl.DataFrame) -> pl.DataFrame:
@@ -72,6 +103,8 @@ def circular_groups(rows: pl.DataFrame) -> pl.DataFrame:
     A group's category is its circ-0 row's (its first row's when the circ-0 row is absent).
     """
     is_circ0 = pl.col("index") == pl.col("g_index")
+    not_judged = (pl.col("extract_note") == GROUP_FAILED_NOTE).fill_null(False) if "extract_note" in rows.columns \
+        else pl.lit(False)
 
     def label(column: str) -> pl.Expr:
         if column not in rows.columns:
@@ -86,6 +119,8 @@ def circular_groups(rows: pl.DataFrame) -> pl.DataFrame:
         (pl.col("hit") * is_circ0.cast(pl.Int64)).sum().alias("circ0_hits"),
         pl.col("unmatched").sum(),
         pl.col("failed").sum(),
+        not_judged.sum().cast(pl.Int64).alias("not_judged"),
+        (not_judged & is_circ0).sum().cast(pl.Int64).alias("circ0_not_judged"),
         label("l2-category").alias("l2_group"),
         label("category").alias("category_group"),
     )

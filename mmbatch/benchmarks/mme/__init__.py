@@ -1,4 +1,4 @@
-"""MME: 14 yes/no subtasks, two questions per image (protocols.md §6).
+"""MME: 14 yes/no subtasks, two questions per image (docs/rules.md §6).
 
 Modules: :mod:`.subtasks` (the subtask names and their perception/cognition part), :mod:`.release_folder` (the
 official release folder and the official eval tool's question files), :mod:`.vlmevalkit_table` (VLMEvalKit's
@@ -28,4 +28,4 @@ MME = Benchmark(
     vlmevalkit_names=("mme",),
     source_ids=None,
 )
-"""MME: acc, acc+ and score per subtask (protocols.md §6)."""
+"""MME: acc, acc+ and score per subtask (docs/rules.md §6)."""

@@ -2,7 +2,7 @@
 
 Images are embedded as base64 in the ``image`` column, so the prepared file is self-contained like VLMEvalKit's
 ``MME.tsv`` and ``infer`` can run on a machine without the release folder. The first question of an image carries
-the payload; the second carries a reference to the first row's ``index`` (protocols.md §1), which halves the size.
+the payload; the second carries a reference to the first row's ``index`` (docs/rules.md §1), which halves the size.
 """
 
 from __future__ import annotations

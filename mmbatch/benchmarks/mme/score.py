@@ -1,4 +1,4 @@
-"""MME scoring: acc, acc+ and score per subtask, perception and cognition totals (protocols.md §6).
+"""MME scoring: acc, acc+ and score per subtask, perception and cognition totals (docs/rules.md §6).
 
 Per subtask: ``acc = 100 * right questions / questions``, ``acc_plus = 100 * images with both questions right /
 images``, ``score = acc + acc_plus``; a total is the sum of its subtasks' scores. The unit (of acc+ and of the

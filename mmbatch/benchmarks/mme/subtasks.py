@@ -1,4 +1,4 @@
-"""The 14 MME subtasks and the part (perception or cognition) each belongs to (protocols.md §6)."""
+"""The 14 MME subtasks and the part (perception or cognition) each belongs to (docs/rules.md §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""MME's official yes/no rule (the MME tool's prefix rule) and MME's answer kind, which carries it.
+"""MME's official yes/no rule (the MME tool's prefix rule, docs/rules.md §6) and MME's answer kind, which carries
+it.
 
 The official rule (the default) is what the MME leaderboard numbers come from; VLMEvalKit's word rule
 (:func:`mmbatch.answers.yes_no.vlmevalkit_yes_no`, ``--yes-no-rule vlmevalkit``) is offered by name because its MME

@@ -18,7 +18,7 @@ _VIEW = ReportView(
 SEEDBENCH = Benchmark(
     name="seedbench",
     aliases=(),
-    version="1",
+    version="1.0",
     summary="SEED-Bench-1 (the official JSON, images and videos under --media-root)",
     reader="mmbatch.benchmarks.seedbench.read:READER",
     scorer="mmbatch.benchmarks.seedbench.score:SCORER",
@@ -32,12 +32,12 @@ SEEDBENCH = Benchmark(
     vlmevalkit_names=("seedbench_img",),
     source_ids=None,
 )
-"""SEED-Bench-1: accuracy per dimension, data type and overall (protocols.md §7)."""
+"""SEED-Bench-1: accuracy per dimension, data type and overall (docs/rules.md §7)."""
 
 SEEDBENCH2 = Benchmark(
     name="seedbench2",
     aliases=(),
-    version="2",
+    version="2.0",
     summary="SEED-Bench-2 and -2-Plus (the official JSON)",
     reader="mmbatch.benchmarks.seedbench.read2:READER",
     scorer="mmbatch.benchmarks.seedbench.score:SCORER_V2",
@@ -51,4 +51,4 @@ SEEDBENCH2 = Benchmark(
     vlmevalkit_names=("seedbench2", "seedbench2_plus"),
     source_ids=None,
 )
-"""SEED-Bench-2: SEED-Bench-1's metrics plus levels L1-L3 and parts (protocols.md §7)."""
+"""SEED-Bench-2: SEED-Bench-1's metrics plus levels L1-L3 and parts (docs/rules.md §7)."""

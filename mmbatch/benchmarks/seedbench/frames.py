@@ -1,4 +1,4 @@
-"""Which video frames a SEED-Bench question shows the model (protocols.md §7).
+"""Which video frames a SEED-Bench question shows the model (docs/rules.md §7).
 
 The official evaluation samples 8 frames with ``get_index``; what it is applied to depends on the dimension:
 

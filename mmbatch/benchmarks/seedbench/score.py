@@ -1,4 +1,4 @@
-"""SEED-Bench-1 and -2 scoring: accuracy per dimension, per data type, overall and macro (protocols.md §7).
+"""SEED-Bench-1 and -2 scoring: accuracy per dimension, per data type, overall and macro (docs/rules.md §7).
 
 - ``dimension``: accuracy of each evaluation dimension (``category``, else the official name of
   ``question_type_id``).
