@@ -23,6 +23,8 @@ from mmbatch.infer.outputs import shard_output_path, shard_outputs_beside
 from mmbatch.shards import Shard, shard_from_environment
 from tests.support.deploy import REPO_ROOT, SLURM, Call, containers, expand, jobs, kubernetes_documents, run_recorded
 
+REGISTRY = "${MMBATCH_REGISTRY}"
+"""The one place a user sets where the images come from (examples/kubernetes/apply.sh)."""
 SHARD_KEYS = ("JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID", "SLURM_ARRAY_TASK_COUNT", "SLURM_ARRAY_TASK_MIN")
 
 
@@ -59,7 +61,7 @@ def test_kubernetes_containers_use_real_cli_options(job_name: str, monkeypatch: 
         argv = expand(container.args, {"JOB_COMPLETION_INDEX": "0"})
         args = parse_with_env(argv, literal_env(container.env), monkeypatch)
         assert args.command == container.args[0]  # type: ignore[attr-defined]
-        wanted_image = "mmbatch:full" if args.command == "infer" else "mmbatch:light"  # type: ignore[attr-defined]
+        wanted_image = f"{REGISTRY}/mmbatch:{'full' if args.command == 'infer' else 'light'}"  # type: ignore[attr-defined]
         assert container.image == wanted_image, f"{container.name} runs {args.command} on {container.image}"
         for path in (arg for arg in argv if arg.startswith("/")):
             assert any(path.startswith(mount + "/") for mount in container.mounts), f"{path} is on no volume"
@@ -265,7 +267,7 @@ def test_rayjob_runs_infer_on_ray_then_extract_and_score(monkeypatch: pytest.Mon
     for pod in rayjob_pods(job):
         assert pod["securityContext"]["runAsNonRoot"] is True
         (container,) = pod["containers"]
-        assert container["image"] == "mmbatch:full"
+        assert container["image"] == f"{REGISTRY}/mmbatch:full"
         assert {"cpu", "memory"} <= set(container["resources"]["requests"])
         assert "/data" in [mount["mountPath"] for mount in container["volumeMounts"]]
     for argv in commands:
@@ -301,11 +303,14 @@ def test_slurm_ray_recipe_starts_a_cluster_over_the_nodes_and_infers_on_it(tmp_p
     env = {"RUN_DIR": "/scratch/run", "HEAD_IP": "10.1.2.3", "SLURM_JOB_NODELIST": "gpu-node-[1-3]",
            "SLURM_JOB_NUM_NODES": "3", "SLURM_CPUS_PER_TASK": "32"}
     calls = run_recorded(SLURM / "infer-ray.sbatch", env, log)
-    starts = [call.argv for call in calls if call.tool == "srun"]
-    assert [argv[argv.index("-w") + 1] for argv in starts] == ["gpu-node-1", "gpu-node-2", "gpu-node-3"]
+    starts = [call.argv for call in calls if call.tool == "srun"]  # started in the background: in any order
+    (head,) = [argv for argv in starts if "--head" in argv]
+    workers = [argv for argv in starts if "--head" not in argv]
+    assert head[head.index("-w") + 1] == "gpu-node-1"  # the node running the script, where the driver runs
+    assert sorted(argv[argv.index("-w") + 1] for argv in workers) == ["gpu-node-2", "gpu-node-3"]
     assert all(argv[argv.index("start") - 1].endswith("ray") and "--block" in argv for argv in starts)
-    assert "--head" in starts[0] and "--node-ip-address=10.1.2.3" in starts[0] and "--port=6379" in starts[0]
-    assert all("--address=10.1.2.3:6379" in argv and "--num-gpus=4" in argv for argv in starts[1:])
+    assert "--node-ip-address=10.1.2.3" in head and "--port=6379" in head
+    assert all("--address=10.1.2.3:6379" in argv and "--num-gpus=4" in argv for argv in workers)
     (infer,) = mmbatch_calls(calls)
     args = parse_with_env(infer, {}, monkeypatch)
     assert args.command == "infer" and args.executor == "ray"  # type: ignore[attr-defined]
@@ -349,3 +354,61 @@ def test_slurm_submit_with_the_ray_executor_scores_without_merging(tmp_path: Pat
     assert [argv[0] for argv in merge_calls] == ["extract", "score"]
     extract = parse_with_env(merge_calls[0], {}, monkeypatch)
     assert extract.input == Path("/scratch/run/predictions.parquet")  # type: ignore[attr-defined]
+
+
+def test_manifests_take_the_registry_from_one_variable(tmp_path: Path) -> None:
+    """Every image is ${MMBATCH_REGISTRY}/mmbatch:TARGET (a bare mmbatch:full pulls Docker Hub's library/mmbatch);
+    apply.sh replaces that variable alone and refuses to apply without it."""
+    images = [image for doc in kubernetes_documents() for image in yaml_images(doc)]
+    assert len(images) == 7 and all(image in (f"{REGISTRY}/mmbatch:full", f"{REGISTRY}/mmbatch:light")
+                                    for image in images), images
+    log = tmp_path / "kubectl.log"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    kubectl = bin_dir / "kubectl"
+    kubectl.write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path / 'kubectl.args'}\ncat > {log}\n")
+    kubectl.chmod(0o755)
+    script = REPO_ROOT / "examples" / "kubernetes" / "apply.sh"
+    manifest = REPO_ROOT / "examples" / "kubernetes" / "infer-rayjob.yaml"
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "MMBATCH_REGISTRY": "registry.example.com/evals/"}
+    result = subprocess.run(["bash", str(script), str(manifest)], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    applied = log.read_text()
+    assert applied == manifest.read_text().replace(REGISTRY, "registry.example.com/evals")
+    assert "registry.example.com/evals/mmbatch:full" in applied and '"$status"' in applied
+    assert (tmp_path / "kubectl.args").read_text().split() == ["apply", "-f", "-"]
+    env.pop("MMBATCH_REGISTRY")
+    refused = subprocess.run(["bash", str(script), str(manifest)], env=env, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "set MMBATCH_REGISTRY" in refused.stderr
+
+
+def yaml_images(node: object) -> list[str]:
+    """Every ``image`` value under ``node``."""
+    if isinstance(node, dict):
+        return [value for key, value in node.items() if key == "image" and isinstance(value, str)] + [
+            image for value in node.values() for image in yaml_images(value)]
+    if isinstance(node, list):
+        return [image for item in node for image in yaml_images(item)]
+    return []
+
+
+@pytest.mark.parametrize(("job_name", "container_name"), [("mmbatch-infer", "infer"),
+                                                          ("mmbatch-merge-score", "extract")])
+@pytest.mark.parametrize(("status", "container_status"), [(0, 0), (3, 0), (2, 2), (1, 1)])
+def test_kubernetes_stages_complete_when_rows_failed(job_name: str, container_name: str, status: int,
+                                                     container_status: int, tmp_path: Path) -> None:
+    """infer's and extract's exit 3 (finished with failed rows) completes the pod, so the Job completes and the next
+    step runs; the container's args reach mmbatch unchanged; any other status is the pod's."""
+    pod = jobs()[job_name]["spec"]["template"]["spec"]
+    (spec,) = [c for c in [*pod.get("initContainers", []), *pod["containers"]] if c["name"] == container_name]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "mmbatch"
+    fake.write_text(f"#!{sys.executable}\nimport sys\nopen({str(tmp_path / 'args')!r}, 'w').write(repr(sys.argv[1:]))"
+                    f"\nsys.exit({status})\n")
+    fake.chmod(0o755)
+    args = expand(spec["args"], {"JOB_COMPLETION_INDEX": "0"})
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    result = subprocess.run([*spec["command"], *args], env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == container_status
+    assert (tmp_path / "args").read_text() == repr(args)
