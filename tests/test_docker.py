@@ -202,6 +202,37 @@ def test_light_image_stages_run_with_the_base_install_alone(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
+def test_light_image_refuses_what_needs_torch_with_the_install_command(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The light image has no torch: `infer --backend hf` and `extract --clip-model` on SEED-Bench-2 level 3 exit 2
+    naming the package and the install command (both crashed with a traceback and exit 1)."""
+    from mmbatch.cli import main
+    from tests.support.tiny_models import session_model_dir
+
+    site_packages = image_site_packages(declared("dependencies"), tmp_path / "site-packages")
+    model = session_model_dir(tmp_path_factory, "llava")
+    seed = REPO_ROOT / "examples" / "seed"
+    prepared, predictions = tmp_path / "prepared.parquet", tmp_path / "predictions.parquet"
+    assert main(["prepare", "--benchmark", "seedbench2", "--input", str(seed / "seed2_level3_example.json"),
+                 "--media-root", str(seed / "media"), "--output", str(prepared)]) == 0
+    assert main(["infer", "--input", str(prepared), "--output", str(predictions), "--backend", "echo", "--model",
+                 "answer", "--media-root", str(seed)]) == 0
+    infer = run_in_image(site_packages, ["infer", "--input", str(prepared), "--output", str(tmp_path / "hf.parquet"),
+                                         "--backend", "hf", "--model", str(model), "--media-root", str(seed)])
+    assert infer.returncode == 2, infer.stderr[-3000:]
+    assert "--backend hf needs the transformers package" in infer.stderr
+    assert "pip install 'mmbatch[infer]'" in infer.stderr and "Traceback" not in infer.stderr
+    assert not (tmp_path / "hf.parquet.partial").exists()
+    extract = run_in_image(site_packages, ["extract", "--input", str(predictions), "--output",
+                                           str(tmp_path / "extracted.parquet"), "--no-judge", "--clip-model",
+                                           str(model), "--media-root", str(seed)])
+    assert extract.returncode == 2, extract.stderr[-3000:]
+    assert "--clip-model (the 3 generate-image rows) needs the torch package" in extract.stderr
+    assert "pip install 'mmbatch[infer]'" in extract.stderr and "Traceback" not in extract.stderr
+
+
+@pytest.mark.slow
 def test_full_image_infers_with_a_local_model_from_its_declared_packages(
     tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
 ) -> None:

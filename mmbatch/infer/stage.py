@@ -34,6 +34,7 @@ from mmbatch.infer.runner import plan_chunks, prefetched_chunks, run_chunk
 from mmbatch.infer.settings import InferOptions, file_fingerprint, recorded_option, resume_settings, run_settings
 from mmbatch.infer.summary import MAX_FAILED_SHOWN, InferSummary
 from mmbatch.journal import RowJournal
+from mmbatch.optional_packages import missing_package
 from mmbatch.own_inputs import refuse_writing_over_inputs
 from mmbatch.progress import ProgressBar, progress
 from mmbatch.schema.columns import PREPARED
@@ -64,9 +65,20 @@ def load_prepared(path: Path) -> Table:
 
 
 def create_backend(options: InferOptions) -> Backend:
-    """The backend named by ``options.backend``, imported only now (torch, openai...)."""
+    """The backend named by ``options.backend``, imported only now (torch, openai...).
+
+    Raises:
+        BadInputError: bad options, or a package the backend needs is not installed (the install command is in the
+            message: the light image has no torch).
+    """
     declaration = get_backend_declaration(options.backend)
-    backend: Backend = importlib.import_module(declaration.module).create_backend(options.backend_options())
+    try:
+        backend: Backend = importlib.import_module(declaration.module).create_backend(options.backend_options())
+    except ModuleNotFoundError as exc:
+        refusal = missing_package(exc, f"--backend {options.backend}")
+        if refusal is None:
+            raise
+        raise refusal from exc
     return backend
 
 
