@@ -114,12 +114,17 @@ def test_light_has_no_torch_and_full_has_the_infer_stack(dockerfile: tuple[dict[
     wheel_runs = " ".join(stages["wheel"].values("RUN"))
     assert "torch" not in light_runs and "light.txt" in light_runs
     assert "torch==" in full_runs and "full.txt" in full_runs
-    assert "mmbatch @" in wheel_runs and "mmbatch[infer] @" in wheel_runs
+    assert "mmbatch @" in wheel_runs and "mmbatch[infer,diffusers,ray] @" in wheel_runs
     pyproject = (REPO_ROOT / "pyproject.toml").read_text()
     base_deps = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
     infer_deps = pyproject.split("infer = [", 1)[1].split("]", 1)[0]
     assert "torch" not in base_deps, "the base install must stay torch-free for the light image"
     assert all(name in infer_deps for name in ("torch", "transformers", "decord"))
+    # What the docs say the full image holds: the hf and diffusers backends, Ray; vLLM in no image.
+    full = installed_closure([*declared("dependencies"), *declared("infer"), *declared("diffusers"), "ray"])
+    assert {"torch", "transformers", "diffusers", "ray"} <= full and "vllm" not in full
+    scale = (REPO_ROOT / "docs" / "scale.md").read_text()
+    assert "| `mmbatch:full` | CUDA 12.8 runtime, torch 2.13.0, transformers, decord, diffusers, Ray |" in scale
 
 
 def declared(group: str) -> list[str]:
