@@ -1,7 +1,11 @@
 # mmbatch images. Two targets from one file:
 #
 #   docker build --target light -t mmbatch:light .   # prepare, extract, score, report, validate (no torch, small)
-#   docker build --target full  -t mmbatch:full  .   # adds torch, transformers and decord on a CUDA runtime, for infer
+#   docker build --target full  -t mmbatch:full  .   # adds torch, transformers, decord, diffusers and Ray on a CUDA
+#                                                     # runtime: infer --backend hf/diffusers, --executor ray (the
+#                                                     # head and workers of a Ray cluster), extract --clip-model
+# vLLM is in neither image: its own pins on torch and transformers differ (docs/models.md); run a vLLM server and
+# --backend openai from the light image, or install vllm over the full one.
 #
 # `make docker` builds both and tags them with the mmbatch version too (mmbatch:0.1.0-light, mmbatch:0.1.0-full).
 # Every Python package is installed at the version in constraints.txt (the versions the test suite passed with),
@@ -35,7 +39,7 @@ COPY mmbatch ./mmbatch
 RUN uv build --wheel --out-dir /wheels . \
     && cp constraints.txt /wheels/constraints.txt \
     && printf 'mmbatch @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/light.txt \
-    && printf 'mmbatch[infer] @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/full.txt
+    && printf 'mmbatch[infer,diffusers,ray] @ file://%s\n' /wheels/mmbatch-*.whl > /wheels/full.txt
 
 # ---------------------------------------------------------------------------------------------------------------
 # light: the stages that need no model. The base install has no torch (style.md rule 4), so this stays small.
@@ -62,8 +66,9 @@ ENTRYPOINT ["mmbatch"]
 CMD ["--help"]
 
 # ---------------------------------------------------------------------------------------------------------------
-# full: everything, for infer on a GPU. The CUDA image has no Python, so uv installs a standalone CPython into the
-# image (no apt packages to pin); torch's wheels bring their own CUDA libraries, the base brings the driver glue.
+# full: everything but vLLM, for infer on a GPU (and the nodes of a Ray cluster) and for CLIP extraction. The CUDA
+# image has no Python, so uv installs a standalone CPython into the image (no apt packages to pin); torch's wheels
+# bring their own CUDA libraries, the base brings the driver glue.
 # Ubuntu's own `ubuntu` user (uid 1000) is replaced so both images write files as the same uid 1000 `mmbatch`.
 FROM ${CUDA_IMAGE} AS full
 ARG MMBATCH_VERSION=0.1.0

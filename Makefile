@@ -9,14 +9,14 @@ export PYTHONDONTWRITEBYTECODE ?= 1
 .PHONY: browser install install-light test test-quick lint typecheck schemas demo bench docker airflow-env vllm-env \
 	torchvision-env tracking-env clean
 
-## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer and dev extras)
+## install: everything (torch $(TORCH_VERSION) first, then mmbatch with the infer, dev and ray extras)
 install: .cache/installed
 
 # constraints.txt pins every package to the version the suite passed with (tools/freeze_constraints.py writes it).
 .cache/installed: pyproject.toml constraints.txt
 	@mkdir -p .cache
 	$(PIP) install --disable-pip-version-check -q -c constraints.txt "torch==$(TORCH_VERSION)"
-	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e ".[infer,dev]"
+	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e ".[infer,dev,ray]"
 	@touch $@
 
 ## install-light: the base install only (prepare, extract, score, report)

@@ -114,12 +114,17 @@ def test_light_has_no_torch_and_full_has_the_infer_stack(dockerfile: tuple[dict[
     wheel_runs = " ".join(stages["wheel"].values("RUN"))
     assert "torch" not in light_runs and "light.txt" in light_runs
     assert "torch==" in full_runs and "full.txt" in full_runs
-    assert "mmbatch @" in wheel_runs and "mmbatch[infer] @" in wheel_runs
+    assert "mmbatch @" in wheel_runs and "mmbatch[infer,diffusers,ray] @" in wheel_runs
     pyproject = (REPO_ROOT / "pyproject.toml").read_text()
     base_deps = pyproject.split("dependencies = [", 1)[1].split("]", 1)[0]
     infer_deps = pyproject.split("infer = [", 1)[1].split("]", 1)[0]
     assert "torch" not in base_deps, "the base install must stay torch-free for the light image"
     assert all(name in infer_deps for name in ("torch", "transformers", "decord"))
+    # What the docs say the full image holds: the hf and diffusers backends, Ray; vLLM in no image.
+    full = installed_closure([*declared("dependencies"), *declared("infer"), *declared("diffusers"), "ray"])
+    assert {"torch", "transformers", "diffusers", "ray"} <= full and "vllm" not in full
+    scale = (REPO_ROOT / "docs" / "scale.md").read_text()
+    assert "| `mmbatch:full` | CUDA 12.8 runtime, torch 2.13.0, transformers, decord, diffusers, Ray |" in scale
 
 
 def declared(group: str) -> list[str]:
@@ -199,6 +204,37 @@ def test_light_image_stages_run_with_the_base_install_alone(tmp_path: Path) -> N
         result = run_in_image(site_packages, argv)
         assert result.returncode == 0, f"mmbatch {argv[0]} in the light image:\n{result.stderr[-3000:]}"
     assert (tmp_path / "report.html").is_file()
+
+
+@pytest.mark.slow
+def test_light_image_refuses_what_needs_torch_with_the_install_command(
+    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The light image has no torch: `infer --backend hf` and `extract --clip-model` on SEED-Bench-2 level 3 exit 2
+    naming the package and the install command (both crashed with a traceback and exit 1)."""
+    from mmbatch.cli import main
+    from tests.support.tiny_models import session_model_dir
+
+    site_packages = image_site_packages(declared("dependencies"), tmp_path / "site-packages")
+    model = session_model_dir(tmp_path_factory, "llava")
+    seed = REPO_ROOT / "examples" / "seed"
+    prepared, predictions = tmp_path / "prepared.parquet", tmp_path / "predictions.parquet"
+    assert main(["prepare", "--benchmark", "seedbench2", "--input", str(seed / "seed2_level3_example.json"),
+                 "--media-root", str(seed / "media"), "--output", str(prepared)]) == 0
+    assert main(["infer", "--input", str(prepared), "--output", str(predictions), "--backend", "echo", "--model",
+                 "answer", "--media-root", str(seed)]) == 0
+    infer = run_in_image(site_packages, ["infer", "--input", str(prepared), "--output", str(tmp_path / "hf.parquet"),
+                                         "--backend", "hf", "--model", str(model), "--media-root", str(seed)])
+    assert infer.returncode == 2, infer.stderr[-3000:]
+    assert "--backend hf needs the transformers package" in infer.stderr
+    assert "pip install 'mmbatch[infer]'" in infer.stderr and "Traceback" not in infer.stderr
+    assert not (tmp_path / "hf.parquet.partial").exists()
+    extract = run_in_image(site_packages, ["extract", "--input", str(predictions), "--output",
+                                           str(tmp_path / "extracted.parquet"), "--no-judge", "--clip-model",
+                                           str(model), "--media-root", str(seed)])
+    assert extract.returncode == 2, extract.stderr[-3000:]
+    assert "--clip-model (the 3 generate-image rows) needs the torch package" in extract.stderr
+    assert "pip install 'mmbatch[infer]'" in extract.stderr and "Traceback" not in extract.stderr
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 ``make install`` and both Docker targets install with ``-c constraints.txt``, so a rebuilt image or a fresh CI machine
 gets the versions the suite passed with, and a rebuild cannot change a score. The file is the dependency closure of
-``mmbatch[infer,dev]`` as installed here (read from the installed packages' own metadata, markers evaluated for this
+``mmbatch[infer,dev,ray]`` as installed here (read from the installed packages' own metadata, markers evaluated for this
 platform), one ``name==version`` a line; local version labels (``+cpu``) are dropped, so the same pin serves the CPU
 build here and the CUDA build in the ``full`` image.
 
@@ -29,10 +29,10 @@ from packaging.version import Version
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CONSTRAINTS = REPO_ROOT / "constraints.txt"
 ROOT = "mmbatch"
-EXTRAS = ("infer", "dev")
+EXTRAS = ("infer", "dev", "ray")
 OWN_ENVIRONMENTS = {("mlflow", "wandb"): REPO_ROOT / ".cache" / "tracking-venv" / "bin" / "python"}
 """Extras installed in a virtualenv of their own -> that environment's Python."""
-HEADER = ("# Exact versions of every package mmbatch[infer,dev] brings, used by `make install` and the Dockerfile\n"
+HEADER = ("# Exact versions of every package mmbatch[infer,dev,ray] brings, used by `make install` and the Dockerfile\n"
           "# (-c constraints.txt). Regenerate with `python tools/freeze_constraints.py` after an upgrade; the suite\n"
           "# checks that it matches the installed packages.\n")
 
@@ -75,8 +75,9 @@ def pinned_closure(extras: tuple[str, ...] = EXTRAS) -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             raise SystemExit(f"{requirement.name} is required but not installed here: `make install` first") from None
         pins[name] = Version(installed).public
+        # A requirement's own extras (``ray[data]``) bring their packages too.
         pending.extend(Requirement(text) for text in importlib.metadata.requires(requirement.name) or []
-                       if _wanted(Requirement(text), ()))
+                       if _wanted(Requirement(text), tuple(requirement.extras)))
     return dict(sorted(pins.items()))
 
 

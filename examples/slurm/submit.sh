@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Prepare once, infer as an array of NUM_SHARDS GPU tasks, then merge + extract + score when all of them succeeded.
 # Usage: examples/slurm/submit.sh BENCHMARK_FILE [NUM_SHARDS]   (e.g. MMBench_DEV_EN.tsv 8)
+#        EXECUTOR=ray examples/slurm/submit.sh BENCHMARK_FILE      (infer on a Ray cluster over the nodes of one job,
+#        infer-ray.sbatch, instead of the array; no shards, so nothing to merge)
+# Both infer scripts exit 0 when infer finished with failed rows (its exit 3), so merge + extract + score run and
+# count them (afterok); rerun the infer job to retry only the failed rows.
 # MMBATCH: the mmbatch command (default: the local install), or SIF: a SIF file of the image (see infer-array.sbatch).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,5 +17,10 @@ mkdir -p "$RUN_DIR" logs
 prepare=${MMBATCH:-mmbatch}
 if [[ -z "${MMBATCH:-}" && -n "${SIF:-}" ]]; then prepare="apptainer exec --bind $RUN_DIR $SIF mmbatch"; fi
 $prepare prepare --benchmark "$BENCHMARK" --input "$input" --output "$RUN_DIR/prepared.parquet"
-array=$(sbatch --parsable --export=ALL --array="0-$((num_shards - 1))" "$here/infer-array.sbatch")
-sbatch --parsable --export=ALL,NUM_SHARDS="$num_shards" --dependency="afterok:${array%%;*}" "$here/merge-score.sbatch"
+if [[ "${EXECUTOR:-local}" == ray ]]; then
+    infer=$(sbatch --parsable --export=ALL "$here/infer-ray.sbatch")
+    num_shards=0
+else
+    infer=$(sbatch --parsable --export=ALL --array="0-$((num_shards - 1))" "$here/infer-array.sbatch")
+fi
+sbatch --parsable --export=ALL,NUM_SHARDS="$num_shards" --dependency="afterok:${infer%%;*}" "$here/merge-score.sbatch"

@@ -10,6 +10,7 @@ from mmbatch.backends.registry import BACKENDS, backend_names
 from mmbatch.options import non_negative_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
+    from mmbatch.infer.on_ray.options import RayOptions
     from mmbatch.infer.settings import InferOptions
     from mmbatch.infer.stage import BackendSource
 
@@ -91,7 +92,28 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
                         "of resume; also MMBATCH_GEN_ARG='KEY=VALUE KEY=VALUE'")
     parser.add_argument("--force", action="store_true",
                         help="discard earlier progress for OUTPUT made with other settings instead of refusing")
+    add_executor_options(parser)
     return parser
+
+
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    """``--executor`` and the ``--ray-*`` options (none of them changes a prediction)."""
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="where the rows run: this process (local, default) or an actor pool on a Ray cluster "
+                        "(ray: pip install 'mmbatch[ray]'; docs/scale.md); the same output, resume and numbers")
+    parser.add_argument("--ray-address", metavar="ADDRESS",
+                        help="ray: the cluster to join (HOST:PORT, auto, ray://HOST:10001); default RAY_ADDRESS, "
+                        "else a one-machine cluster on 127.0.0.1 for this run")
+    parser.add_argument("--ray-actors", type=positive_int, default=1,
+                        help="ray: backend actors, each loading the model once (default 1)")
+    parser.add_argument("--ray-gpus-per-actor", type=non_negative_float, metavar="N",
+                        help="ray: GPUs per actor (default: the backend's tensor_parallel_size, 1 for hf, when the "
+                        "cluster has GPUs; 0 without)")
+    parser.add_argument("--ray-cpus-per-actor", type=non_negative_float, default=1.0, metavar="N",
+                        help="ray: CPUs per actor (default 1)")
+    parser.add_argument("--ray-decode-cpus", type=non_negative_float, default=1.0, metavar="N",
+                        help="ray: CPUs per task decoding a chunk's images and video frames ahead of the actors "
+                        "(default 1)")
 
 
 def options(args: argparse.Namespace) -> InferOptions:
@@ -111,7 +133,25 @@ def options(args: argparse.Namespace) -> InferOptions:
         image_steps=args.image_steps, image_size=args.image_size, force=args.force,
         backend_args=(*os.environ.get(ARGS_VARIABLE, "").split(), *args.backend_arg, *placement_pairs(args)),
         system_prompt=system_prompt(args.system_prompt, args.system_prompt_file), gen_args=tuple(args.gen_arg),
+        executor=args.executor, ray=ray_options(args),
     )
+
+
+def ray_options(args: argparse.Namespace) -> RayOptions:
+    """The ``--ray-*`` options; given without ``--executor ray`` they are refused (they would be silently ignored).
+
+    Raises:
+        BadInputError: a ``--ray-*`` option (or its ``MMBATCH_RAY_*`` variable) set with the local executor.
+    """
+    from mmbatch.errors import BadInputError
+    from mmbatch.infer.on_ray.options import RayOptions
+
+    chosen = RayOptions(address=args.ray_address, actors=args.ray_actors, gpus_per_actor=args.ray_gpus_per_actor,
+                        cpus_per_actor=args.ray_cpus_per_actor, decode_cpus=args.ray_decode_cpus)
+    if args.executor != "ray" and chosen != RayOptions():
+        raise BadInputError("the --ray-* options apply to --executor ray only (check MMBATCH_RAY_* variables); add "
+                            "--executor ray or drop them")
+    return chosen
 
 
 def placement_pairs(args: argparse.Namespace) -> list[str]:

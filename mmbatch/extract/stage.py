@@ -140,9 +140,16 @@ def _run_clip(rows: list[dict[str, Any]], options: ExtractOptions, metadata: dic
         return None
     from mmbatch.extract.clip_ranking import ClipRanker
     from mmbatch.infer.requests import default_media_root
+    from mmbatch.optional_packages import missing_package
 
     media_root = default_media_root(options.input, metadata, options.media_root)
-    ranker = ClipRanker(options.clip_model, batch_size=options.clip_batch_size, device=options.clip_device)
+    try:
+        ranker = ClipRanker(options.clip_model, batch_size=options.clip_batch_size, device=options.clip_device)
+    except ModuleNotFoundError as exc:  # the light image has no torch: exit 2 with the install command
+        refusal = missing_package(exc, f"--clip-model (the {len(rows)} generate-image rows)")
+        if refusal is None:
+            raise
+        raise refusal from exc
     decide_by_clip(rows, ranker, predictions=options.input, media_root=media_root, commit=commit)
     return {**ranker.settings(), "model": options.clip_model, "pictures_embedded": ranker.embedded,
             "media_root": str(media_root)}

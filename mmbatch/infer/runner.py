@@ -77,8 +77,15 @@ def prefetched_chunks(builder: RequestBuilder, plan: Sequence[tuple[str, pl.Data
 
 def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens: int) -> None:
     """Give ``chunk`` to the backend and commit results as they come; rows the backend skipped get an error."""
+    for results in chunk_results(backend, chunk, max_new_tokens=max_new_tokens):
+        commit(results)
+
+
+def chunk_results(backend: Backend, chunk: Chunk, *, max_new_tokens: int) -> Iterator[list[Result]]:
+    """The result lists of ``chunk`` as they become final: its failed rows first, then each list the backend
+    yields, then an error for each row the backend skipped (every row of the chunk gets exactly one result)."""
     if chunk.failures:
-        commit(chunk.failures)
+        yield chunk.failures
     if not chunk.requests:
         return
     if chunk.mode == "likelihood":
@@ -86,9 +93,9 @@ def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens:
     elif chunk.mode == "generate-image":
         if not isinstance(backend, ImageGenerator):
             others = ", ".join(name for name in image_generators() if name != backend.name)
-            commit([Result(request.index, error=f"the {backend.name} backend cannot generate images (mode "
-                           f"generate-image); run these rows with --backend {others}")
-                    for request in chunk.requests])
+            yield [Result(request.index, error=f"the {backend.name} backend cannot generate images (mode "
+                          f"generate-image); run these rows with --backend {others}")
+                   for request in chunk.requests]
             return
         results = backend.generate_images(chunk.requests)
     else:
@@ -98,7 +105,7 @@ def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens:
         kept = [result for result in result_list if result.index in expected]
         expected.difference_update(result.index for result in kept)
         if kept:
-            commit(kept)
+            yield kept
     if expected:
-        commit([Result(index, error=f"the {backend.name} backend returned no result for this row")
-                for index in sorted(expected)])
+        yield [Result(index, error=f"the {backend.name} backend returned no result for this row")
+               for index in sorted(expected)]

@@ -9,7 +9,7 @@ the shard do not change predictions, so they may change between runs (greedy bat
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from mmbatch.backends.generation_args import parse_generation_args
 from mmbatch.backends.library_versions import RESUME_KEY, installed_versions
 from mmbatch.backends.options import backend_options
 from mmbatch.backends.registry import get_backend_declaration
+from mmbatch.infer.on_ray.options import RayOptions
 from mmbatch.row_facts import file_sha256
 
 LIKELIHOOD_TARGETS = ("content", "letter")
@@ -79,6 +80,10 @@ class InferOptions:
     gen_args: tuple[str, ...] = ()
     """``KEY=VALUE`` decoding settings (``--gen-arg``), read by
     :func:`~mmbatch.backends.generation_args.parse_generation_args`."""
+    executor: str = "local"
+    """``--executor``: ``local`` (this process) or ``ray`` (an actor pool on a Ray cluster)."""
+    ray: RayOptions = field(default_factory=RayOptions)
+    """How ``--executor ray`` uses the cluster."""
 
     def backend_options(self) -> BackendOptions:
         """The backend's own options class, filled from these options and :attr:`backend_args`.

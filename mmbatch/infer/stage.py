@@ -34,8 +34,9 @@ from mmbatch.infer.runner import plan_chunks, prefetched_chunks, run_chunk
 from mmbatch.infer.settings import InferOptions, file_fingerprint, recorded_option, resume_settings, run_settings
 from mmbatch.infer.summary import MAX_FAILED_SHOWN, InferSummary
 from mmbatch.journal import RowJournal
+from mmbatch.optional_packages import missing_package
 from mmbatch.own_inputs import refuse_writing_over_inputs
-from mmbatch.progress import progress
+from mmbatch.progress import ProgressBar, progress
 from mmbatch.schema.columns import PREPARED
 from mmbatch.schema.validate import validate_frame
 from mmbatch.shards import resolve_shard
@@ -64,9 +65,20 @@ def load_prepared(path: Path) -> Table:
 
 
 def create_backend(options: InferOptions) -> Backend:
-    """The backend named by ``options.backend``, imported only now (torch, openai...)."""
+    """The backend named by ``options.backend``, imported only now (torch, openai...).
+
+    Raises:
+        BadInputError: bad options, or a package the backend needs is not installed (the install command is in the
+            message: the light image has no torch).
+    """
     declaration = get_backend_declaration(options.backend)
-    backend: Backend = importlib.import_module(declaration.module).create_backend(options.backend_options())
+    try:
+        backend: Backend = importlib.import_module(declaration.module).create_backend(options.backend_options())
+    except ModuleNotFoundError as exc:
+        refusal = missing_package(exc, f"--backend {options.backend}")
+        if refusal is None:
+            raise
+        raise refusal from exc
     return backend
 
 
@@ -131,24 +143,10 @@ def run_infer(options: InferOptions, *, backends: BackendSource | None = None) -
     row_counts: dict[str, Any] = {}
     if todo.height or backend_settings is None:
         refuse_image_rows_without_generator(options.backend, todo, options.input)
-        try:
-            backend = create_backend(options) if backends is None else backends.backend(options)
-        except BaseException:
-            journal.discard_if_empty()  # a refused model or server leaves no progress folder behind
-            raise
-        backend_settings = backend.settings()
-        with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
-            tmp.write_text(json.dumps(backend_settings, default=str), "utf-8")
-        # A shared backend has counted the rows of earlier files too: this file's counts are the difference.
-        counted_before = backend.row_counts() if isinstance(backend, CountsRows) else {}
-        try:
-            _refuse_unscorable_rows(backend, todo)
-            tokens = _run_rows(backend, options, table, todo, journal, media_root)
-            row_counts = counts_since(backend.row_counts(), counted_before) if isinstance(backend, CountsRows) else {}
-        finally:
-            if backends is None:
-                backend.close()
-            journal.seal()
+        if options.executor == "ray":  # every actor loads its own backend: a plan's shared one stays unused
+            backend_settings, tokens, row_counts = _run_on_ray(options, table, todo, journal, media_root)
+        else:
+            backend_settings, tokens, row_counts = _run_here(options, table, todo, journal, media_root, backends)
 
     final = _finished_rows(journal, carried, rows.columns)
     metadata = _metadata(table, options, settings, backend_settings, shard=str(shard), shard_rows=rows.height,
@@ -205,31 +203,89 @@ def _reads_media_files(frame: pl.DataFrame) -> bool:
     return any(name in frame.columns and frame[name].is_not_null().any() for name in MEDIA_PATH_COLUMNS)
 
 
-def _run_rows(backend: Backend, options: InferOptions, table: Table, todo: pl.DataFrame, journal: RowJournal,
-              media_root: Path) -> int:
-    """Run ``todo`` through the backend, committing as results come; returns the tokens generated."""
-    builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
-                             likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
-    plan = plan_chunks(todo, options.backend_options().chunk_rows())
-    image_rows = set(todo.filter(pl.col("mode") == GENERATE_IMAGE)["index"].to_list())
-    tokens = 0
-    with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
+def _run_here(options: InferOptions, table: Table, todo: pl.DataFrame, journal: RowJournal, media_root: Path,
+              backends: BackendSource | None) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """The local executor: run ``todo`` through a backend in this process (its own, or the plan's shared one from
+    ``backends``, left open), committing as results come.
 
-        def commit(results: list[Result]) -> None:
-            nonlocal tokens
-            if image_rows:
-                store_images([result for result in results if result.index in image_rows], options.output)
-            # Only the index and the prediction columns are committed, as plain records (a frame is built once per
-            # 4,096 commits): the input columns are joined back once, at the end, so a commit costs the same for a
-            # 10-column and a 100-column prepared file.
-            journal.commit_records(result_records(results, options.model))
-            new_tokens = sum(r.output_tokens or 0 for r in results)
-            tokens += new_tokens
-            bar.advance(len(results), tokens=new_tokens)
+    Returns:
+        The backend's settings, the tokens generated, and the backend's row counts for these rows.
+    """
+    try:
+        backend = create_backend(options) if backends is None else backends.backend(options)
+    except BaseException:
+        journal.discard_if_empty()  # a refused model or server leaves no progress folder behind
+        raise
+    backend_settings = backend.settings()
+    _record_backend_settings(journal, backend_settings)
+    # A shared backend has counted the rows of earlier files too: this file's counts are the difference.
+    counted_before = backend.row_counts() if isinstance(backend, CountsRows) else {}
+    try:
+        _refuse_unscorable_rows(backend, todo)
+        builder = RequestBuilder(table.frame, media_root=media_root, num_frames=options.num_frames,
+                                 likelihood_target=options.likelihood_target, max_pixels=options.max_pixels)
+        plan = plan_chunks(todo, options.backend_options().chunk_rows())
+        with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
+            commit = _Commits(options, todo, journal, bar)
+            for chunk in prefetched_chunks(builder, plan):
+                run_chunk(backend, chunk, commit, max_new_tokens=options.max_new_tokens)
+        row_counts = counts_since(backend.row_counts(), counted_before) if isinstance(backend, CountsRows) else {}
+    finally:
+        if backends is None:
+            backend.close()
+        journal.seal()
+    return backend_settings, commit.tokens, row_counts
 
-        for chunk in prefetched_chunks(builder, plan):
-            run_chunk(backend, chunk, commit, max_new_tokens=options.max_new_tokens)
-    return tokens
+
+def _run_on_ray(options: InferOptions, table: Table, todo: pl.DataFrame, journal: RowJournal, media_root: Path
+                ) -> tuple[dict[str, Any], int, dict[str, Any]]:
+    """The Ray executor: the same rows, plan and commits, answered by an actor pool (:mod:`mmbatch.infer.on_ray`)."""
+    from mmbatch.infer.on_ray.pipeline import backend_settings_on_ray, run_on_ray
+
+    try:
+        if not todo.height:
+            settings = backend_settings_on_ray(options)
+            _record_backend_settings(journal, settings)
+            return settings, 0, {}
+        with progress(f"infer {options.model}", total=todo.height, unit="rows") as bar:
+            commit = _Commits(options, todo, journal, bar)
+            run = run_on_ray(options, table.frame, todo, media_root, commit=commit,
+                             on_settings=lambda settings: _record_backend_settings(journal, settings), say=_say)
+    except BaseException:
+        journal.discard_if_empty()
+        raise
+    finally:
+        journal.seal()
+    if run.retried:
+        _say(f"infer: {len(run.retried)} rows were retried after a Ray worker was lost (listed above)")
+    assert run.backend_settings is not None  # every row to run came back with the settings of its actor
+    return run.backend_settings, commit.tokens, run.summed_counts()
+
+
+def _record_backend_settings(journal: RowJournal, settings: dict[str, Any]) -> None:
+    with atomic_path(journal.dir / BACKEND_SETTINGS_FILE) as tmp:
+        tmp.write_text(json.dumps(settings, default=str), "utf-8")
+
+
+class _Commits:
+    """Commits result lists as they come (either executor): pictures first, then the rows, then the progress bar."""
+
+    def __init__(self, options: InferOptions, todo: pl.DataFrame, journal: RowJournal, bar: ProgressBar) -> None:
+        self.options, self.journal, self.bar = options, journal, bar
+        self.image_rows = set(todo.filter(pl.col("mode") == GENERATE_IMAGE)["index"].to_list())
+        self.tokens = 0
+        """Tokens generated so far."""
+
+    def __call__(self, results: list[Result]) -> None:
+        if self.image_rows:
+            store_images([result for result in results if result.index in self.image_rows], self.options.output)
+        # Only the index and the prediction columns are committed, as plain records (a frame is built once per
+        # 4,096 commits): the input columns are joined back once, at the end, so a commit costs the same for a
+        # 10-column and a 100-column prepared file.
+        self.journal.commit_records(result_records(results, self.options.model))
+        new_tokens = sum(r.output_tokens or 0 for r in results)
+        self.tokens += new_tokens
+        self.bar.advance(len(results), tokens=new_tokens)
 
 
 def _finished_rows(journal: RowJournal, carried: pl.DataFrame, input_columns: list[str]) -> pl.DataFrame:
@@ -277,6 +333,8 @@ def _metadata(table: Table, options: InferOptions, settings: dict[str, Any], bac
         "progress_dir": str(journal_dir),
         # How the backend ran the rows of the last process that ran any (a resumed run counts its own rows only).
         "row_counts": row_counts,
+        # Where the rows ran: never part of the resume settings (either executor resumes the other's progress).
+        "executor": options.ray.recorded() if options.executor == "ray" else "local",
         "resume": settings,
     }
     return {**table.metadata, "stage": "predictions", "infer": infer}
