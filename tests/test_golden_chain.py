@@ -112,7 +112,9 @@ def test_report_compares_the_real_runs(lavin_run: tuple[Values, Path], llava_mme
     page = _Counter()
     page.feed(out.read_text(encoding="utf-8"))
     assert page.svgs == 1 and page.heat_cells == 2 * 14
-    # The provenance table comes first (a row per field), then the board ranked by perception score.
-    assert page.row_headers[: len(FIELDS)] == list(FIELDS)
-    assert page.row_headers[len(FIELDS): len(FIELDS) + 2] == ["llava-v1.5-13b", "LaVIN"]
+    # The summary table comes first (a row per model), then the provenance table (a row per field), then the board
+    # ranked by perception score.
+    assert page.row_headers[:2] == ["llava-v1.5-13b", "LaVIN"]
+    assert page.row_headers[2: 2 + len(FIELDS)] == list(FIELDS)
+    assert page.row_headers[2 + len(FIELDS): 4 + len(FIELDS)] == ["llava-v1.5-13b", "LaVIN"]
     assert "1531.32" in out.read_text(encoding="utf-8") and "963.61" in out.read_text(encoding="utf-8")

@@ -138,7 +138,7 @@ def test_unknown_benchmark_and_missing_benchmark(cli, tmp_path):
 
 def test_unwritable_output_format_is_refused_before_reading(cli, extracted, tmp_path):
     done = cli("score", "--input", str(extracted), "--output", str(tmp_path / "m.xlsx"))
-    assert done.returncode == 2 and "use one of .json, .tsv, .parquet" in done.stderr
+    assert done.returncode == 2 and "use one of .json, .csv, .tsv, .parquet" in done.stderr
 
 
 def test_extract_then_score_reproduces_mmbench_circular_eval(cli, shared_data, tmp_path):

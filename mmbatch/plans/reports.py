@@ -14,7 +14,7 @@ from mmbatch.plans.spec import Plan
 
 def finished_pairs(plan: Plan, layout: PlanLayout) -> dict[Path, str]:
     """Metrics file -> ``model/benchmark``, of every pair finished with the plan's settings, in plan order."""
-    from mmbatch.plans.runner import finished_status, pair_settings
+    from mmbatch.plans.pair_record import finished_status, pair_settings
 
     return {layout.pair(model, benchmark).metrics: f"{model.name}/{benchmark.name}"
             for model in plan.models for benchmark in plan.benchmarks

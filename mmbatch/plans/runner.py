@@ -9,7 +9,6 @@ load) is reported and the plan goes on; its exit status is the worst of its pair
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +16,9 @@ from typing import Any
 
 from mmbatch.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.plans.layout import PairFiles, PlanLayout
+from mmbatch.plans.pair_record import finished_status, pair_settings
 from mmbatch.plans.session import ModelSession
-from mmbatch.plans.spec import BenchmarkEntry, ModelEntry, Plan, stage_options
+from mmbatch.plans.spec import BenchmarkEntry, Plan, stage_options
 from mmbatch.plans.units import Unit, assigned_units
 from mmbatch.shards import WHOLE, Shard
 from mmbatch.tableio import atomic_path
@@ -101,27 +101,6 @@ def run_plan(plan: Plan, settings: RunSettings | None = None) -> PlanResult:
 
         result.reports = write_plan_reports(plan, layout)
     return result
-
-
-def pair_settings(model: ModelEntry, benchmark: BenchmarkEntry) -> str:
-    """SHA-256 of every setting that makes the pair's numbers: a finished pair is skipped only when it matches."""
-    settings = {"prepare": benchmark.prepare, "infer": {**model.infer, **benchmark.infer}, "extract": benchmark.extract,
-                "score": benchmark.score, "shards": benchmark.shards}
-    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def finished_status(files: PairFiles, settings: str) -> int | None:
-    """The recorded exit status of a pair finished with ``settings``; None when it is not (or with other settings)."""
-    if not files.status.is_file() or not files.metrics.is_file():
-        return None
-    try:
-        record = json.loads(files.status.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("settings_sha256") != settings:
-        return None
-    status = record.get("status")
-    return status if status in (EXIT_OK, EXIT_ROWS_FAILED) else None
 
 
 def _run_pair(layout: PlanLayout, units: list[Unit], session: ModelSession, prepared: dict[str, Path],
