@@ -95,3 +95,14 @@ def test_each_stage_imports_only_what_it_uses(stage, stage_files, tmp_path):
     assert "pyarrow" not in modules  # polars reads and writes Parquet itself, metadata included
     if stage in ("extract", "score"):
         assert "PIL" not in modules  # neither opens an image
+
+
+def test_score_imports_numpy_only_to_bootstrap(stage_files, tmp_path):
+    """The point values are plain Python (mmbatch/score/point_values.py); numpy (and the numpy.ma polars pulls in
+    for numpy input) only for --bootstrap replicates."""
+    plain = imported(["score", "--input", str(stage_files["extracted"]), "--output", str(tmp_path / "m.json")],
+                     blocked=("numpy",))
+    assert plain["status"] == 0 and "numpy" not in plain["modules"]  # type: ignore[operator]
+    boot = imported(["score", "--bootstrap", "20", "--input", str(stage_files["extracted"]),
+                     "--output", str(tmp_path / "b.json")])
+    assert boot["status"] == 0 and "numpy" in boot["modules"]  # type: ignore[operator]

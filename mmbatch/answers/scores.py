@@ -47,6 +47,12 @@ def row_scores(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> pl.Serie
     Raises:
         RuntimeError: a kind returned scores of the wrong length, type or range (a bug in the kind).
     """
+    # Only the cells a score depends on (those of the digest): the kinds read nothing else, and a query over every
+    # column of a frame whose columns are chunked differently (the input's row groups beside the new columns) made
+    # polars copy all of them into single chunks first (+380 MiB at a million TextVQA rows).
+    frame = frame.select(name for name in dict.fromkeys(
+        [*SCORED_CELLS, "choice_logprobs", *(column for kind in kinds.values() for column in kind.score_columns)])
+        if name in frame.columns)
     letters = frame.select(letter_rows(frame.columns)).to_series()
     parts: list[tuple[AnswerKind, pl.Series]] = [(CHOICE, letters)] if letters.any() else []
     if len(kinds) == 1 and not parts:

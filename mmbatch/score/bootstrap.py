@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # imported where a replicate is drawn: ``score`` without --bootstrap never loads numpy
+    import numpy as np
 
 MAX_REPLICATES = 100_000
 """Most bootstrap replicates (``--bootstrap``): the intervals are stable to 0.1 points long before; 100,000,000 held
@@ -42,6 +44,8 @@ def partition_rng(seed: int, key: Sequence[object]) -> np.random.Generator:
     The key's text is hashed (not Python's salted ``hash``) so the same file and seed give the same intervals in
     every run, and adding a benchmark to a file does not move the intervals of the others.
     """
+    import numpy as np
+
     digest = hashlib.sha256("\x1f".join(str(part) for part in key).encode("utf-8")).digest()
     return np.random.default_rng([seed, int.from_bytes(digest[:8], "little")])
 
@@ -59,6 +63,8 @@ def resample_type_counts(counts: np.ndarray, strata: np.ndarray, replicates: int
     Returns:
         Array of shape ``(B, T)``: how many units of each type each replicate drew.
     """
+    import numpy as np
+
     weights = np.zeros((replicates, counts.shape[0]), dtype=np.float64)
     for stratum in np.unique(strata):
         members = np.flatnonzero(strata == stratum)
@@ -75,6 +81,8 @@ def percentile_interval(values: np.ndarray, confidence: float = CONFIDENCE) -> t
 
     A column whose replicates are all NaN (a metric undefined in every replicate) gets NaN bounds.
     """
+    import numpy as np
+
     tail = 100.0 * (1.0 - confidence) / 2.0
     low = np.full(values.shape[1], np.nan)
     high = np.full(values.shape[1], np.nan)

@@ -94,9 +94,12 @@ def answered_rows(frame: pl.DataFrame, path: Path | None, *, partial: bool = Fal
                 else pl.lit(False))
     if SCORE in frame.columns:  # a kind scores a row without an answer text when it has other ground truth (a
         answered = answered | pl.col(SCORE).is_not_null()  # LLaVA-Bench row's stored reviews of the reference)
-    splits = frame.group_by("benchmark", "split").agg(
-        answered.sum().alias("answered"), pl.len().alias("rows"),
-        pl.col("index").filter(~answered).first().alias("first_missing"),
+    # grouped over the few columns it reads: a group_by over the whole frame first made one chunk of every column
+    # of it (+435 MiB at a million MMBench rows)
+    marked = frame.select("benchmark", "split", "index", answered.alias("_answered"))
+    splits = marked.group_by("benchmark", "split").agg(
+        pl.col("_answered").sum().alias("answered"), pl.len().alias("rows"),
+        pl.col("index").filter(~pl.col("_answered")).first().alias("first_missing"),
     ).sort("benchmark", "split", nulls_last=True)
     warnings: list[str] = []
     for benchmark, split, n_answered, rows, first_missing in splits.iter_rows():

@@ -121,7 +121,8 @@ def types_per_unit() -> Iterator[None]:
 def collapse_units(units: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     """Count the units per distinct combination of ``keys`` (stratum, cell columns and statistics)."""
     keys = [*keys, UNIT_ID] if _keep_units.get() and UNIT_ID not in keys else list(keys)
-    return units.group_by(keys).agg(pl.len().cast(pl.Int64).alias(UNITS)).sort(keys, nulls_last=True)
+    # the keys alone: a group_by over a whole frame makes one chunk of each of its columns (a copy of the file)
+    return units.select(keys).group_by(keys).agg(pl.len().cast(pl.Int64).alias(UNITS)).sort(keys, nulls_last=True)
 
 
 def groups_in_order(types: pl.DataFrame, column: str, order: dict[str, int] | None = None) -> list[str]:

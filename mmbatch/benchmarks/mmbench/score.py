@@ -112,7 +112,10 @@ def circular_groups(rows: pl.DataFrame) -> pl.DataFrame:
         text = pl.col(column).cast(pl.String)
         return pl.coalesce(text.filter(is_circ0).first(), text.first())
 
-    groups = rows.group_by("g_index").agg(
+    read = [name for name in ("index", "g_index", "hit", "unmatched", "failed", "extract_note", "l2-category",
+                              "category") if name in rows.columns]
+    # grouped over the columns it reads: a group_by over the whole frame made one chunk of each of its columns first
+    groups = rows.select(read).group_by("g_index").agg(
         pl.len().cast(pl.Int64).alias("rows"),
         pl.col("hit").sum().alias("row_hits"),
         is_circ0.any().cast(pl.Int64).alias("circ0"),
