@@ -8,7 +8,6 @@ missing or failed, then write the shard's output sorted by ``index``.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import time
 from pathlib import Path
@@ -20,6 +19,7 @@ from mmbatch import __version__
 from mmbatch.backends.base import Backend, CountsRows, Result
 from mmbatch.backends.registry import get_backend_declaration, image_generators
 from mmbatch.errors import BadInputError
+from mmbatch.infer.backend_choice import create_backend
 from mmbatch.infer.images import store_images
 from mmbatch.infer.outputs import (
     PREDICTION_SCHEMA,
@@ -34,7 +34,6 @@ from mmbatch.infer.runner import plan_chunks, prefetched_chunks, run_chunk
 from mmbatch.infer.settings import InferOptions, file_fingerprint, recorded_option, resume_settings, run_settings
 from mmbatch.infer.summary import MAX_FAILED_SHOWN, InferSummary
 from mmbatch.journal import RowJournal
-from mmbatch.optional_packages import missing_package
 from mmbatch.own_inputs import refuse_writing_over_inputs
 from mmbatch.progress import ProgressBar, progress
 from mmbatch.schema.columns import PREPARED
@@ -62,24 +61,6 @@ def load_prepared(path: Path) -> Table:
         more = f" (and {len(violations) - 5} more)" if len(violations) > 5 else ""
         raise BadInputError(f"not a valid prepared file: {listed}{more}; see `mmbatch validate {path}`", path=path)
     return Table(frame, table.metadata)
-
-
-def create_backend(options: InferOptions) -> Backend:
-    """The backend named by ``options.backend``, imported only now (torch, openai...).
-
-    Raises:
-        BadInputError: bad options, or a package the backend needs is not installed (the install command is in the
-            message: the light image has no torch).
-    """
-    declaration = get_backend_declaration(options.backend)
-    try:
-        backend: Backend = importlib.import_module(declaration.module).create_backend(options.backend_options())
-    except ModuleNotFoundError as exc:
-        refusal = missing_package(exc, f"--backend {options.backend}")
-        if refusal is None:
-            raise
-        raise refusal from exc
-    return backend
 
 
 def refuse_image_rows_without_generator(backend: str, todo: pl.DataFrame, input_path: Path) -> None:

@@ -9,7 +9,6 @@ load) is reported and the plan goes on; its exit status is the worst of its pair
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +16,10 @@ from typing import Any
 
 from mmbatch.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.plans.layout import PairFiles, PlanLayout
+from mmbatch.plans.pair_record import finished_status, pair_settings, write_pair_record
+from mmbatch.plans.reports import write_plan_reports
 from mmbatch.plans.session import ModelSession
-from mmbatch.plans.spec import BenchmarkEntry, ModelEntry, Plan, stage_options
+from mmbatch.plans.spec import BenchmarkEntry, Plan, stage_options
 from mmbatch.plans.units import Unit, assigned_units
 from mmbatch.shards import WHOLE, Shard
 from mmbatch.tableio import atomic_path
@@ -97,31 +98,8 @@ def run_plan(plan: Plan, settings: RunSettings | None = None) -> PlanResult:
             session.close()
         result.loads[model.name] = session.loads
     if settings.machine.is_whole:
-        from mmbatch.plans.reports import write_plan_reports
-
         result.reports = write_plan_reports(plan, layout)
     return result
-
-
-def pair_settings(model: ModelEntry, benchmark: BenchmarkEntry) -> str:
-    """SHA-256 of every setting that makes the pair's numbers: a finished pair is skipped only when it matches."""
-    settings = {"prepare": benchmark.prepare, "infer": {**model.infer, **benchmark.infer}, "extract": benchmark.extract,
-                "score": benchmark.score, "shards": benchmark.shards}
-    return hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def finished_status(files: PairFiles, settings: str) -> int | None:
-    """The recorded exit status of a pair finished with ``settings``; None when it is not (or with other settings)."""
-    if not files.status.is_file() or not files.metrics.is_file():
-        return None
-    try:
-        record = json.loads(files.status.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(record, dict) or record.get("settings_sha256") != settings:
-        return None
-    status = record.get("status")
-    return status if status in (EXIT_OK, EXIT_ROWS_FAILED) else None
 
 
 def _run_pair(layout: PlanLayout, units: list[Unit], session: ModelSession, prepared: dict[str, Path],
@@ -151,10 +129,7 @@ def _run_pair(layout: PlanLayout, units: list[Unit], session: ModelSession, prep
     except BadInputError as exc:
         _say_error(f"{units[0].label}: {exc}")
         return PairResult(model.name, benchmark.name, EXIT_BAD_INPUT, "refused", str(exc))
-    record = {"model": model.name, "benchmark": benchmark.name, "status": status, "settings_sha256": digest}
-    files.folder.mkdir(parents=True, exist_ok=True)
-    with atomic_path(files.status) as tmp:
-        tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    write_pair_record(files, model, benchmark, status, digest)
     return PairResult(model.name, benchmark.name, status, "finished" if status == EXIT_OK else "rows failed")
 
 
