@@ -25,6 +25,7 @@ from mmbatch.commands import score as score_command
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.options import DeclaredOption, DeclaringParser, apply_environment_defaults, declare_again
 from mmbatch.shards import shard_from_environment
+from mmbatch.stage_files import StageFiles
 
 RUN_STAGES = ("prepare", "infer", "extract", "score")
 """The stages ``run`` chains, in order; each reads the file the previous one wrote."""
@@ -60,31 +61,13 @@ for ``infer`` alone, joined by ``merge``)."""
 
 
 @dataclass(frozen=True)
-class RunFiles:
-    """The files of one run, all in one folder, named after their stage."""
-
-    folder: Path
-    """The run folder (``--output-dir``)."""
+class RunFiles(StageFiles):
+    """The files of one run, all in the run folder (``--output-dir``), named after their stage."""
 
     @property
     def prepared(self) -> Path:
         """``prepare``'s output, ``infer``'s input."""
         return self.folder / "prepared.parquet"
-
-    @property
-    def predictions(self) -> Path:
-        """``infer``'s output, ``extract``'s input."""
-        return self.folder / "predictions.parquet"
-
-    @property
-    def extracted(self) -> Path:
-        """``extract``'s output, ``score``'s input."""
-        return self.folder / "extracted.parquet"
-
-    @property
-    def metrics(self) -> Path:
-        """``score``'s metrics table; the per-row hits go beside it (``metrics.hits.parquet``)."""
-        return self.folder / "metrics.json"
 
     def paths(self, stage: str, benchmark_input: Path | None) -> tuple[Path | None, Path]:
         """(input, output) of ``stage``; ``benchmark_input`` is what ``prepare`` reads (None: its official file,

@@ -110,7 +110,7 @@ def test_parquet_output_and_terminal_table(two_models: dict[str, Path], capsys: 
     assert main(["compare", str(two_models["a"]), str(two_models["b"]), "--output", str(output),
                  "--bootstrap", "50"]) == 0
     printed = capsys.readouterr().out
-    assert "circular_acc" in printed and "McNemar p" in printed and "only in A" in printed
+    assert "circular_acc" in printed and "paired p" in printed and "only in A" in printed
     frame = pl.read_parquet(output)
     assert {"value_a", "value_b", "diff", "ci_low", "ci_high", "a_only", "b_only", "p_value"} <= set(frame.columns)
 

@@ -11,7 +11,8 @@ import polars as pl
 import pytest
 from PIL import Image
 
-from mmbatch.benchmarks.hallusionbench.ids import with_integer_ids
+from mmbatch.benchmarks.hallusionbench import HALLUSIONBENCH
+from mmbatch.benchmarks.source_ids import with_source_ids
 from mmbatch.cli import main
 from mmbatch.errors import BadInputError
 from mmbatch.tableio import read_table
@@ -45,6 +46,10 @@ def _png() -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def with_integer_ids(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
+    return with_source_ids(frame, HALLUSIONBENCH, path)
+
+
 def _frame(*, predictions: bool) -> pl.DataFrame:
     frame = pl.DataFrame({
         "index": [r[0] for r in ROWS],
@@ -76,7 +81,7 @@ def test_ids_are_packed_digit_by_digit_the_same_in_any_order() -> None:
     ("VD_illusion_1_0_x_0", "not a HallusionBench id"),
     ("VD_illusion_1_1000_0_0", "not a HallusionBench id"),
     ("VD_illusion_1_0_0_-1", "not a HallusionBench id"),
-    ("VD_illusion_1_0_0_0", "question id repeated"),
+    ("VD_illusion_1_0_0_0", "index 'VD_illusion_1_0_0_0' occurs more than once"),
 ])
 def test_bad_ids_are_refused_naming_the_id(bad_id: str, message: str) -> None:
     frame = pl.DataFrame({"index": ["VD_illusion_1_0_0_0", bad_id]})

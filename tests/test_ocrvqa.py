@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import polars as pl
 import pytest
 
+from mmbatch.benchmarks.ocrvqa import OCRVQA
+from mmbatch.benchmarks.source_ids import key_digest
 from mmbatch.cli import main
 from mmbatch.tableio import read_metadata, read_table
 from tests.support.vqa_tables import extract_and_score, write_table
@@ -25,14 +29,19 @@ def table(folder: Path, name: str, *, predictions: bool, keys: list[str] | None 
     return write_table(folder / name, columns, predictions=[row[3] for row in ROWS] if predictions else None)
 
 
-def test_prepare_numbers_the_rows_and_keeps_the_key(tmp_path: Path) -> None:
+def test_prepare_gives_each_row_its_keys_integer_and_keeps_the_key(tmp_path: Path) -> None:
     prepared = tmp_path / "prepared.parquet"
     assert main(["prepare", "--benchmark", "ocrvqa", "--input", str(table(tmp_path, "OCRVQA_TESTCORE.tsv",
                                                                           predictions=False)),
                  "--output", str(prepared)]) == 0
     frame = read_table(prepared).frame
-    assert frame["index"].to_list() == [0, 1, 2, 3] and frame["g_index"].to_list() == [0, 1, 2, 3]
     assert frame["question_id"].to_list() == [row[0] for row in ROWS]
+    # the first 49 bits of the key's SHA-256, worked out here with hashlib (not mmbatch's code)
+    assert frame["index"].to_list() == [int(hashlib.sha256(row[0].encode()).hexdigest()[:16], 16) >> 15
+                                        for row in ROWS]
+    assert frame["g_index"].to_list() == frame["index"].to_list()
+    assert OCRVQA.source_ids == "mmbatch.benchmarks.source_ids:key_digest"
+    assert key_digest(pl.DataFrame({"index": ["184215012X_1"]}), Path("x"))["index"][0] == frame["index"][1]
 
 
 def test_a_repeated_text_key_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -49,8 +58,8 @@ def test_exact_match_per_genre_after_import(tmp_path: Path) -> None:
     assert main(["import", "--format", "vlmevalkit", "--input", str(table(tmp_path, "m_OCRVQA_TESTCORE.tsv",
                                                                           predictions=True)),
                  "--output", str(imported)]) == 0
-    assert read_metadata(imported)["import"]["text_index"] == ("rows numbered in file order, the source's index in "
-                                                               "question_id")
+    assert read_metadata(imported)["import"]["source_ids"] == ("index from each row's own key (question_id) by "
+                                                               "mmbatch.benchmarks.source_ids:key_digest")
     values, hits = extract_and_score(imported, tmp_path)
     assert hits["hit"].to_list() == [row[4] for row in ROWS]
     assert hits["question_id"].to_list() == [row[0] for row in ROWS]

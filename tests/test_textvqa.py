@@ -88,7 +88,10 @@ def test_view_compare_and_report(tmp_path: Path) -> None:
     assert main(["compare", str(hits_a), str(hits_b), "--output", str(compared), "--bootstrap", "200"]) == 0
     overall = next(row for row in json.loads(compared.read_text())["comparisons"] if row["metric"] == "acc")
     assert overall["diff"] == pytest.approx(100 - EXPECTED_OVERALL)
-    assert overall["p_value"] is None  # graded scores have no right-or-wrong pairs: no McNemar test
+    # graded scores have no right-or-wrong pairs: the sign test, never McNemar's. b scores higher on 3 rows, a on
+    # none (one row ties): 2 * P(Binomial(3, 1/2) <= 0) = 2 / 8
+    assert (overall["test"], overall["a_only"], overall["b_only"]) == ("sign-exact", 0, 3)
+    assert overall["p_value"] == pytest.approx(0.25)
     data = gather_rows([hits_a, hits_b], ViewOptions())
     record = next(row for row in data.rows if row["i"] == 34603)
     assert record["a"] == ROWS[1][1]  # the references

@@ -13,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from mmbatch.answers.kind import DECISION_SCHEMA, KindSettings
+from mmbatch.answers.kind import DECISION_SCHEMA, JudgeSpec, KindSettings
 from mmbatch.row_facts import missing
 from mmbatch.schema.columns import OPTION_LETTERS
 
@@ -88,6 +88,23 @@ def with_judge_prompts(decided: pl.DataFrame, rows: pl.DataFrame,
             built = prompts(rows.filter(ask))
         prompt = prompt.scatter(ask.arg_true(), built)
     return decided.drop("_ask_judge").with_columns(prompt)
+
+
+def decide_all_by_judge(rows: pl.DataFrame, settings: KindSettings, judge: JudgeSpec | None,
+                        no_judge_note: str) -> pl.DataFrame:
+    """The decisions of a kind with no rule of its own (a judge grades or reviews every answer): each row with an
+    answer asks the judge (once per distinct input), or stays unmatched with ``no_judge_note`` under ``--no-judge``,
+    or with :data:`UNCLOSED_NOTE` when its reasoning trace never closed."""
+
+    def rule(text: str, reasoning: str | None) -> Decision:
+        if reasoning == "unclosed":
+            return None, "unmatched", UNCLOSED_NOTE, False
+        if not settings.use_judge:
+            return None, "unmatched", no_judge_note, False
+        return None, "unmatched", None, True
+
+    decided = decide_distinct(rows, ("answer_text", "reasoning"), rule)
+    return with_judge_prompts(decided, rows, judge.under(settings).prompts if judge is not None else None, settings)
 
 
 def option_texts(columns: Collection[str]) -> list[pl.Expr]:

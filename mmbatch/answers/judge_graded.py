@@ -18,7 +18,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mmbatch.answers.frames import UNCLOSED_NOTE, Decision, decide_distinct, failed_rows, has_answer, with_judge_prompts
+from mmbatch.answers.frames import decide_all_by_judge, failed_rows, has_answer
 from mmbatch.answers.kind import JudgeSpec, KindSettings
 
 NO_JUDGE_NOTE = "graded answers need the judge (--no-judge)"
@@ -67,17 +67,7 @@ class JudgeGradedKind:
 
     def decide(self, rows: pl.DataFrame, settings: KindSettings) -> pl.DataFrame:
         """The grader's prompt for every row with an answer to grade; once per distinct input."""
-
-        def rule(text: str, reasoning: str | None) -> Decision:
-            if reasoning == "unclosed":
-                return None, "unmatched", UNCLOSED_NOTE, False
-            if not settings.use_judge:
-                return None, "unmatched", NO_JUDGE_NOTE, False
-            return None, "unmatched", None, True
-
-        decided = decide_distinct(rows, ("answer_text", "reasoning"), rule)
-        prompts = self.judge.under(settings).prompts if self.judge is not None else None
-        return with_judge_prompts(decided, rows, prompts, settings)
+        return decide_all_by_judge(rows, settings, self.judge, NO_JUDGE_NOTE)
 
     def score(self, rows: pl.DataFrame) -> pl.Series:
         """The mean of the row's grades; 0 for unmatched and failed rows; null without an answer."""

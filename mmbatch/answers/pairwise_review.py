@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mmbatch.answers.frames import UNCLOSED_NOTE, Decision, decide_distinct, failed_rows, with_judge_prompts
+from mmbatch.answers.frames import decide_all_by_judge, failed_rows
 from mmbatch.answers.kind import JudgeSpec, JudgeVerdict, KindSettings
 
 RUN_SEPARATOR = ";"
@@ -99,16 +99,7 @@ class PairwiseReviewKind:
 
     def decide(self, rows: pl.DataFrame, settings: KindSettings) -> pl.DataFrame:
         """The reviewer's prompt for every row with an answer to review; once per distinct input."""
-
-        def rule(text: str, reasoning: str | None) -> Decision:
-            if reasoning == "unclosed":
-                return None, "unmatched", UNCLOSED_NOTE, False
-            if not settings.use_judge:
-                return None, "unmatched", NO_JUDGE_NOTE, False
-            return None, "unmatched", None, True
-
-        decided = decide_distinct(rows, ("answer_text", "reasoning"), rule)
-        return with_judge_prompts(decided, rows, self.judge.prompts if self.judge else None, settings)
+        return decide_all_by_judge(rows, settings, self.judge, NO_JUDGE_NOTE)
 
     def score(self, rows: pl.DataFrame) -> pl.Series:
         """The model's score over 10, averaged over runs; 0 for unmatched and failed rows; null for a row with

@@ -95,10 +95,12 @@ class Benchmark:
     vlmevalkit_names: tuple[str, ...]
     """VLMEvalKit dataset names (lower case) whose files ``import --format vlmevalkit`` recognises as this one."""
     source_ids: str | None
-    """``module:attribute`` of ``(frame, path) -> frame`` for a benchmark whose source ``index`` is text
-    (HallusionBench's ``VD_illusion_1_0_0_0``): it gives the rows mmbatch's integer ``index`` and ``g_index``, the
-    same from every file, and keeps the text id in ``question_id``. None: the source's ``index`` is an integer and
-    ``g_index`` follows :attr:`group_rule`."""
+    """``module:attribute`` of the rule (:data:`mmbatch.benchmarks.source_ids.IdRule`) for a benchmark whose source
+    ``index`` is text (HallusionBench's ``VD_illusion_1_0_0_0``, OCRVQA's ``184215012X_1``): it computes each row's
+    integer ``index`` (and ``g_index`` where the key names the group) from its key alone, so every file and route
+    gives a question the same one; the key is kept in ``question_id``. ``mmbatch.benchmarks.source_ids:key_digest``
+    serves a key with no structure to pack. None: the source's ``index`` is an integer and ``g_index`` follows
+    :attr:`group_rule`."""
     sources: tuple[SourceFile, ...]
     """Its official files, one per split, which ``prepare`` fetches when given no ``--input`` (docs/data.md);
     empty when there is none to fetch."""

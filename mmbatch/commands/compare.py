@@ -14,12 +14,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``compare`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "compare",
-        help="paired comparison of two models: differences with paired bootstrap intervals and McNemar's test",
+        help="paired comparison of two models: differences with paired bootstrap intervals and a paired test",
         description="Compare two hits files written by `mmbatch score` (METRICS.hits.parquet) on the rows both "
         "models answered, matched on benchmark, split and index. For every metric of each benchmark and category: "
         "both values, the difference B - A with a paired bootstrap interval (the same draw of the benchmark's "
-        "units for both models: circular groups, MME images, SEED rows) and, for right-or-wrong verdicts per "
-        "unit, McNemar's exact test. Rows only one file has are counted and reported.",
+        "units for both models: circular groups, MME images, SEED rows) and, for a plain accuracy, McNemar's "
+        "exact test on right-or-wrong verdicts per unit, or the exact sign test where the scores are graded "
+        "(VQA accuracy, ANLS, a judge's grade). Rows only one file has are counted and reported.",
     )
     parser.add_argument("hits", nargs=2, type=Path, metavar="HITS_FILE", help="model A (the baseline), then model B")
     parser.add_argument("--output", type=Path, help="also write the comparison: .json, .parquet or .tsv "

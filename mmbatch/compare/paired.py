@@ -1,9 +1,14 @@
-"""Paired estimates: both models' metrics on the same bootstrap draws of the benchmark's units.
+"""Paired estimates: both models' metrics on the same bootstrap draws of the benchmark's units, and a paired test.
 
 The benchmark's own scorer builds each model's plan with one type per unit (:func:`types_per_unit`), the two are
 joined unit by unit, and every replicate draws the units once and weighs both models' statistics with that same
 draw. The interval of the difference is then paired: a question both models get right or both get wrong moves
 both values together and adds no spread, unlike two independent intervals.
+
+The test of each metric (:func:`_paired_test`) is McNemar's exact test where each unit has a right-or-wrong verdict
+(a 0/1 answer kind), the exact sign test where the rows' scores are graded (VQA accuracy, ANLS, a judge's grade:
+``hit`` is null), and none where the metric does not compare the same units in both files (MMMU's ``matched_acc``:
+right among the rows each model's answer could be read, two different sets of rows) or is no plain accuracy.
 """
 
 from __future__ import annotations
@@ -36,9 +41,18 @@ B_SUFFIX = "\x1fb"
 COMPARISON_SCHEMA: dict[str, pl.DataType] = {
     "level": pl.String(), "group": pl.String(), "metric": pl.String(), "value_a": pl.Float64(),
     "value_b": pl.Float64(), "diff": pl.Float64(), "ci_low": pl.Float64(), "ci_high": pl.Float64(),
-    "n": pl.Int64(), "a_only": pl.Int64(), "b_only": pl.Int64(), "p_value": pl.Float64(),
+    "n": pl.Int64(), "a_only": pl.Int64(), "b_only": pl.Int64(), "p_value": pl.Float64(), "test": pl.String(),
 }
-"""One row per metric: both values, ``diff = value_b - value_a`` with its paired interval, and McNemar's test."""
+"""One row per metric: both values, ``diff = value_b - value_a`` with its paired interval, and the paired test
+(``test``: :data:`MCNEMAR`, :data:`SIGN_TEST` or null; ``a_only``/``b_only``: the units where A, resp. B, did
+better)."""
+
+MCNEMAR = "mcnemar-exact"
+"""McNemar's exact test on the units one model got right and the other wrong (0/1 answer kinds)."""
+SIGN_TEST = "sign-exact"
+"""The exact sign test on the units where one model scored higher than the other (graded answer kinds)."""
+
+_NO_TEST: tuple[int | None, int | None, float | None, str | None] = (None, None, None, None)
 
 
 @dataclass(frozen=True)
@@ -60,7 +74,7 @@ class _Draws:
 
 
 def compare_partition(scorer: Scorer, rows_a: pl.DataFrame, rows_b: pl.DataFrame, *, replicates: int,
-                      rng: np.random.Generator | None) -> pl.DataFrame:
+                      rng: np.random.Generator | None, graded: bool = False) -> pl.DataFrame:
     """Every metric both models have on these rows, paired (columns of :data:`COMPARISON_SCHEMA`).
 
     Args:
@@ -69,6 +83,7 @@ def compare_partition(scorer: Scorer, rows_a: pl.DataFrame, rows_b: pl.DataFrame
         rows_b: model B's.
         replicates: bootstrap replicates (0: no intervals).
         rng: the generator of the replicates.
+        graded: whether the rows' scores are graded (``hit`` null): the sign test instead of McNemar's.
 
     Raises:
         BadInputError: the two files group the shared rows into different units or cells.
@@ -105,12 +120,13 @@ def compare_partition(scorer: Scorer, rows_a: pl.DataFrame, rows_b: pl.DataFrame
         low, high = percentile_interval(np.concatenate(blocks, axis=0))
         no_interval = np.array([not spec.interval for spec in specs])
         low[no_interval], high[no_interval] = np.nan, np.nan
-    tests = [_mcnemar(spec, joined, plan_a, observed_weights[0]) for spec in specs]
+    tests = [_paired_test(spec, joined, plan_a, observed_weights[0], graded) for spec in specs]
     n = [spec.n if isinstance(spec.n, int) else round(float(observed[0][sums[0].index[spec.n]])) for spec in specs]
     return pl.DataFrame({
         "level": [s.level for s in specs], "group": [s.group for s in specs], "metric": [s.metric for s in specs],
         "value_a": value_a, "value_b": value_b, "diff": value_b - value_a, "ci_low": low, "ci_high": high, "n": n,
         "a_only": [t[0] for t in tests], "b_only": [t[1] for t in tests], "p_value": [t[2] for t in tests],
+        "test": [t[3] for t in tests],
     }, schema=COMPARISON_SCHEMA).with_columns(pl.col("ci_low", "ci_high").fill_nan(None))
 
 
@@ -145,32 +161,40 @@ def _join_units(plan_a: ScorePlan, plan_b: ScorePlan) -> tuple[pl.DataFrame, _Dr
     return joined, _Draws(np.ones(units.height), strata, block_of_row, joined[UNITS].cast(pl.Float64).to_numpy())
 
 
-def _mcnemar(spec: MetricSpec, joined: pl.DataFrame, plan: ScorePlan,
-             weights: np.ndarray) -> tuple[int | None, int | None, float | None]:
-    """(A right and B wrong, A wrong and B right, exact p) over the cell's units, for a plain accuracy.
+def _paired_test(spec: MetricSpec, joined: pl.DataFrame, plan: ScorePlan, weights: np.ndarray,
+                 graded: bool) -> tuple[int | None, int | None, float | None, str | None]:
+    """(units A did better on, units B did better on, exact two-sided p, the test's name) over the cell's units, for
+    a plain accuracy; all None where no paired test applies.
 
-    Only a metric that is one ratio of per-unit 0/1 statistics (circular accuracy per question, SEED accuracy per
-    row, MME acc+ per image) has a right-or-wrong verdict per unit; for the others (vanilla accuracy over a group's
-    four rows, MME score, macro means, counts) the test does not apply and is left null.
+    The metric must be one ratio whose denominator counts each unit once or not at all, the same unit in both files.
+    Then, with 0/1 per-unit statistics (circular accuracy per question, SEED accuracy per row, MME acc+ per image),
+    McNemar's test on the units one model got right and the other wrong; with graded scores, the sign test on the
+    units where one model's score is higher. Both are the same binomial on those units (McNemar's is the sign test of
+    0/1 verdicts), which is why a graded score never feeds McNemar's: a pair (0.3, 0.6) is no right-or-wrong pair.
+    Vanilla accuracy over a group's four rows, MME score, macro means, counts, and a ratio over rows that differ by
+    model (MMMU's ``matched_acc``) get none.
     """
     if len(spec.terms) != 1 or spec.terms[0].weight != PERCENT or spec.terms[0].denominator is None:
-        return None, None, None
+        return _NO_TEST
     _, _, numerator = split_cell_stat(spec.terms[0].numerator)
     _, _, denominator = split_cell_stat(spec.terms[0].denominator)
-    columns = [numerator, f"{numerator}{B_SUFFIX}", denominator]
-    # a graded answer kind's statistics are floats: only 0/1 ones give each unit a right-or-wrong verdict
-    if not all(joined[c].cast(pl.Float64).is_in([0.0, 1.0]).all() for c in columns):
-        return None, None, None
+    counts = joined[denominator].cast(pl.Float64)
+    if not counts.is_in([0.0, 1.0]).all() or not counts.equals(
+            joined[f"{denominator}{B_SUFFIX}"].cast(pl.Float64), check_names=False):
+        return _NO_TEST  # not the same units in both files: each model's own rows (matched_acc), or weighted ones
+    verdicts = all(joined[c].cast(pl.Float64).is_in([0.0, 1.0]).all() for c in (numerator, f"{numerator}{B_SUFFIX}"))
+    if not graded and not verdicts:
+        return _NO_TEST  # a count per unit (MME acc over an image's two rows): no verdict per unit
     member = pl.lit(False)
     for cell in plan.cells:
         if cell.level == spec.level:
             member = member | (pl.col(cell.column).cast(pl.String) == spec.group).fill_null(False)
     counted = joined.with_columns(pl.Series("_w", weights)).filter(member & (pl.col(denominator) == 1))
     if UNITS in counted.columns and counted.height and not _one_row_per_unit(counted):
-        return None, None, None
-    a_only = int(counted.filter((pl.col(numerator) == 1) & (pl.col(f"{numerator}{B_SUFFIX}") == 0))["_w"].sum())
-    b_only = int(counted.filter((pl.col(numerator) == 0) & (pl.col(f"{numerator}{B_SUFFIX}") == 1))["_w"].sum())
-    return a_only, b_only, mcnemar_exact_p(a_only, b_only)
+        return _NO_TEST
+    a_only = int(counted.filter(pl.col(numerator) > pl.col(f"{numerator}{B_SUFFIX}"))["_w"].sum())
+    b_only = int(counted.filter(pl.col(numerator) < pl.col(f"{numerator}{B_SUFFIX}"))["_w"].sum())
+    return a_only, b_only, mcnemar_exact_p(a_only, b_only), SIGN_TEST if graded else MCNEMAR
 
 
 def _one_row_per_unit(rows: pl.DataFrame) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch import __version__
+from mmbatch.answers.scores import SCORE
 from mmbatch.backends.library_versions import differing, recorded_versions
 from mmbatch.benchmarks.registry import answer_kinds, get_benchmark
 from mmbatch.compare.identity import align_rows
@@ -109,7 +110,7 @@ def compare_frames(frame_a: pl.DataFrame, frame_b: pl.DataFrame, options: Compar
             continue
         rng = partition_rng(options.seed, ("compare", benchmark, split)) if options.bootstrap else None
         paired = compare_partition(get_scorer(benchmark), shared_a.sort("index"), shared_b.sort("index"),
-                                   replicates=options.bootstrap, rng=rng)
+                                   replicates=options.bootstrap, rng=rng, graded=_graded(shared_a, shared_b))
         comparisons.append(paired.select(
             pl.lit(benchmark, pl.String).alias("benchmark"), pl.lit(split, pl.String).alias("split"),
             pl.lit(model_a, pl.String).alias("model_a"), pl.lit(model_b, pl.String).alias("model_b"), pl.all()))
@@ -120,7 +121,10 @@ def compare_frames(frame_a: pl.DataFrame, frame_b: pl.DataFrame, options: Compar
     settings = {**asdict(options), "confidence": CONFIDENCE, "interval": "percentile of the paired difference",
                 "resampling": "the benchmark's units (circular group, MME image, SEED row) within each stratum, "
                               "the same draw for both models",
-                "test": "McNemar exact (two-sided) on unit verdicts", "mmbatch_version": __version__}
+                "test": "per metric (its 'test' column): McNemar exact (two-sided) on the unit verdicts of a 0/1 "
+                        "answer kind, the exact sign test (two-sided) on the units one model scored higher for a "
+                        "graded one; none for a metric without the same counted units in both files",
+                "mmbatch_version": __version__}
     return CompareResult(pl.concat(comparisons), coverage_frame, settings)
 
 
@@ -216,6 +220,11 @@ def _normalised(frame: pl.DataFrame, name: str, benchmark: str | None) -> pl.Dat
         raise BadInputError(f"the 'hit' column of {name} disagrees with its extracted answers: rescore the file",
                             column=HIT)
     return frame
+
+
+def _graded(*frames: pl.DataFrame) -> bool:
+    """Whether any scored row of ``frames`` has a graded score (a ``score`` but no 0/1 ``hit``)."""
+    return any(bool((frame[SCORE].is_not_null() & frame[HIT].is_null()).any()) for frame in frames)
 
 
 def _partition(frame: pl.DataFrame, benchmark: str, split: str | None) -> pl.DataFrame:

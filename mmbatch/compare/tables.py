@@ -7,11 +7,12 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
+from mmbatch.compare.paired import SIGN_TEST
 from mmbatch.compare.stage import CompareResult
 from mmbatch.score.tables import COUNT_METRICS
 
 SIGNIFICANCE = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
-"""McNemar p-value thresholds and their markers."""
+"""p-value thresholds (McNemar's or the sign test's) and their markers."""
 
 
 def significance_marker(p_value: float | None) -> str:
@@ -35,12 +36,13 @@ def print_comparison(result: CompareResult, console: Console) -> None:
 
 
 def partition_table(part: pl.DataFrame, title: str, model_a: str, model_b: str) -> Table:
-    """level, group, metric, n, A, B, B - A [95 % interval], A only / B only, McNemar p."""
+    """level, group, metric, n, A, B, B - A [95 % interval], A better / B better, paired p (``sign``: the sign test
+    of graded scores; else McNemar's)."""
     heading = f"{title}: A = {model_a}, B = {model_b}"
     table = Table(title=heading, title_justify="left", min_width=cell_len(heading))
     for name, justify in (("level", "left"), ("group", "left"), ("metric", "left"), ("n", "right"), ("A", "right"),
                           ("B", "right"), ("B - A [95% CI]", "right"), ("A only / B only", "right"),
-                          ("McNemar p", "right")):
+                          ("paired p", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row in part.iter_rows(named=True):
         digits = 4 if row["metric"] == "score" else 0 if row["metric"] in COUNT_METRICS else 2
@@ -48,6 +50,8 @@ def partition_table(part: pl.DataFrame, title: str, model_a: str, model_b: str) 
                     if row["ci_low"] is not None and row["ci_high"] is not None else "")
         discordant = f"{row['a_only']} / {row['b_only']}" if row["a_only"] is not None else ""
         p_value = "" if row["p_value"] is None else f"{row['p_value']:.3g} {significance_marker(row['p_value'])}"
+        if row.get("test") == SIGN_TEST:
+            p_value = f"{p_value.strip()} sign"
         table.add_row(row["level"], row["group"], row["metric"], str(row["n"]), f"{row['value_a']:.{digits}f}",
                       f"{row['value_b']:.{digits}f}", f"{row['diff']:+.{digits}f}{interval}", discordant,
                       p_value.strip())

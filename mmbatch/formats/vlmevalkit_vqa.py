@@ -5,8 +5,9 @@ Columns: ``index``, ``question``, ``image`` (base64, a short reference to anothe
 several) or ``image_path``, ``answer`` (one text, or a Python list of reference answers), and ``category``
 (OCRVQA's genre, OCRBench's task) or ``split`` (ChartQA's ``test_human``/``test_augmented``, which become its
 ``category``: see :attr:`VqaTableReader.split_is_category`). Every column is carried through
-untouched; each row is its own group (``g_index = index``). A text index (OCRVQA's ``<ISBN>_<n>``) is numbered in
-file order, the key kept in ``question_id`` (:mod:`mmbatch.text_index`). The answer cells are checked by the
+untouched; each row is its own group (``g_index = index``). A text index (OCRVQA's ``<ISBN>_<n>``) becomes the
+integer its benchmark's ``source_ids`` rule gives the key, the key kept in ``question_id``
+(:mod:`mmbatch.benchmarks.source_ids`). The answer cells are checked by the
 benchmark's answer kind (a TextVQA answer that is not a list of human answers is refused), so that a file
 ``extract`` could not score never gets to ``infer``.
 """
@@ -20,10 +21,11 @@ import polars as pl
 
 from mmbatch.benchmarks.base import ReadOptions
 from mmbatch.benchmarks.declaration import load
+from mmbatch.benchmarks.registry import find_benchmark
+from mmbatch.benchmarks.source_ids import with_source_ids
 from mmbatch.errors import BadInputError
 from mmbatch.formats.vlmevalkit_rows import check_columns, check_rows, first_row, typed_rows
 from mmbatch.formats.vlmevalkit_tsv import check_media, limited, read_with_status, with_declared_columns
-from mmbatch.text_index import number_text_index
 
 
 @dataclass(frozen=True)
@@ -45,14 +47,13 @@ class VqaTableReader:
     values go to ``category`` (``split`` stays empty)."""
 
     def adapt_table(self, frame: pl.DataFrame, source: Path) -> pl.DataFrame:
-        """A VLMEvalKit table of this benchmark in mmbatch's terms: a text index numbered (:mod:`mmbatch.text_index`)
-        and, with :attr:`split_is_category`, ``split`` moved to ``category``. ``prepare`` and ``import`` both apply
-        it, so the same table gives the same rows either way.
+        """A VLMEvalKit table of this benchmark in mmbatch's terms, once its ids are given
+        (:mod:`mmbatch.benchmarks.source_ids`): with :attr:`split_is_category`, ``split`` moved to ``category``.
+        ``prepare`` and ``import`` both apply it, so the same table gives the same rows either way.
 
         Raises:
-            BadInputError: a bad text index, or ``split`` to move where the file has a ``category`` already.
+            BadInputError: ``split`` to move where the file has a ``category`` already.
         """
-        frame = number_text_index(frame, source)
         if self.split_is_category and "split" in frame.columns:
             if "category" in frame.columns:
                 raise BadInputError(f"{self.name}'s 'split' values are its categories, but the file has a "
@@ -73,6 +74,7 @@ class VqaTableReader:
             raise BadInputError(f"{self.name} has no options to rotate: --circular does not apply", path=source)
         frame = read_with_status(source)
         check_columns(frame, source)
+        frame = with_source_ids(frame, find_benchmark(self.name), source)
         frame = typed_rows(self.adapt_table(frame, source), source)
         check_rows(frame, source)
         if self.categories is not None:

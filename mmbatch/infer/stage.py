@@ -19,7 +19,7 @@ from mmbatch import __version__
 from mmbatch.backends.base import Backend, CountsRows, Result
 from mmbatch.backends.registry import get_backend_declaration, image_generators
 from mmbatch.errors import BadInputError
-from mmbatch.infer.backend_loading import create_backend
+from mmbatch.infer.backend_choice import create_backend
 from mmbatch.infer.images import store_images
 from mmbatch.infer.outputs import (
     PREDICTION_SCHEMA,

@@ -5,8 +5,9 @@ VLMEvalKit dataset named at the end of the file name (``<model>_<dataset>.xlsx``
 else guessed from the columns. ``g_index`` comes from the file's own ``g_index`` column, else from the benchmark's
 group rule (:func:`mmbatch.row_facts.group_index`): MME files pair the two questions of an image by
 ``(category, image_path)``, as VLMEvalKit's own MME rating does. A benchmark whose ids are text (HallusionBench's
-``VD_illusion_1_0_0_0``) gets its integer ``index`` and ``g_index`` from its declaration's ``source_ids``, the same as
-``prepare`` gives them. The ``image`` payload is dropped, as ``infer`` does.
+``VD_illusion_1_0_0_0``, OCRVQA's ``184215012X_1``) gets its integer ``index`` (and ``g_index``) from its
+declaration's ``source_ids`` rule, computed from each row's key (:mod:`mmbatch.benchmarks.source_ids`), the same as
+``prepare`` gives them in any row order. The ``image`` payload is dropped, as ``infer`` does.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import polars as pl
 from mmbatch.benchmarks.declaration import Benchmark, load
 from mmbatch.benchmarks.mme.subtasks import SUBTASKS, part_of
 from mmbatch.benchmarks.registry import find_benchmark, registered
+from mmbatch.benchmarks.source_ids import SOURCE_KEY, with_source_ids
 from mmbatch.errors import BadInputError
 from mmbatch.interop.model_names import model_from_name
 from mmbatch.interop.rows import (
@@ -41,7 +43,6 @@ from mmbatch.row_facts import group_index
 from mmbatch.schema.columns import option_columns
 from mmbatch.schema.types import restore_types
 from mmbatch.tableio import file_format, read_raw
-from mmbatch.text_index import has_text_index
 
 
 def detect_benchmark(frame: pl.DataFrame, requested: str | None, path: Path) -> str:
@@ -80,10 +81,12 @@ def with_group_index(frame: pl.DataFrame, benchmark: str, path: Path) -> pl.Data
 
 
 def as_benchmark_reads_it(frame: pl.DataFrame, benchmark: str, path: Path) -> pl.DataFrame:
-    """The table as the benchmark's reader adapts its own VLMEvalKit table (``adapt_table``: OCRVQA's text index
-    numbered, ChartQA's ``split`` as its ``category``), so an imported (or directly extracted) file has the rows
-    ``prepare`` gives."""
+    """The table as the benchmark's reader takes its own VLMEvalKit table: its ids given by the declaration's
+    ``source_ids`` rule (HallusionBench's and OCRVQA's text keys), then the reader's ``adapt_table`` where it has one
+    (ChartQA's ``split`` as its ``category``), so an imported (or directly extracted) file has the rows ``prepare``
+    gives."""
     declared = find_benchmark(benchmark)
+    frame = with_source_ids(frame, declared, path)
     adapt = getattr(load(declared.reader), "adapt_table", None) if declared is not None else None
     return frame if adapt is None else adapt(frame, path)
 
@@ -116,10 +119,9 @@ def import_rows(options: ImportOptions) -> ImportResult:
         frame = frame.drop("image")
     benchmark = detect_benchmark(frame, options.benchmark, options.input)
     declared = find_benchmark(benchmark)
-    if declared is not None and declared.source_ids is not None:
-        frame = load(declared.source_ids)(frame, options.input)
-    text_index = has_text_index(frame)
+    keyed = SOURCE_KEY not in frame.columns
     frame = as_benchmark_reads_it(frame, benchmark, options.input)
+    keyed = keyed and SOURCE_KEY in frame.columns and declared is not None
     if file_format(options.input) != ".parquet":
         frame = restore_types(frame, path=options.input)
     frame = _unique_indices(frame, benchmark, options)
@@ -143,7 +145,8 @@ def import_rows(options: ImportOptions) -> ImportResult:
         if "source_index" in finished.columns else 0,
         "prompt_source": "prompt column of the file" if "prompt" in frame.columns else PROMPT_FROM_QUESTION,
         "judged": side.settings() if side is not None else None,
-        "text_index": "rows numbered in file order, the source's index in question_id" if text_index else None,
+        "source_ids": f"index from each row's own key (question_id) by {declared.source_ids}"
+        if keyed and declared is not None else None,
     })
 
 

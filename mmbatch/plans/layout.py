@@ -20,29 +20,13 @@ from pathlib import Path
 from mmbatch.infer.outputs import shard_output_path
 from mmbatch.plans.spec import BenchmarkEntry, ModelEntry
 from mmbatch.shards import Shard
+from mmbatch.stage_files import StageFiles
 
 
 @dataclass(frozen=True)
-class PairFiles:
-    """The stage files of one (model, benchmark) pair."""
-
-    folder: Path
-    """``OUTPUT/models/<model>/<benchmark>``."""
-
-    @property
-    def predictions(self) -> Path:
-        """``infer``'s output (merged from the row shards when the benchmark has several)."""
-        return self.folder / "predictions.parquet"
-
-    @property
-    def extracted(self) -> Path:
-        """``extract``'s output."""
-        return self.folder / "extracted.parquet"
-
-    @property
-    def metrics(self) -> Path:
-        """``score``'s metrics table; its hits go beside it (``metrics.hits.parquet``)."""
-        return self.folder / "metrics.json"
+class PairFiles(StageFiles):
+    """The stage files of one (model, benchmark) pair, in ``OUTPUT/models/<model>/<benchmark>``; ``predictions`` is
+    merged from the row shards when the benchmark has several."""
 
     @property
     def status(self) -> Path:

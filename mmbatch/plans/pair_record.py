@@ -1,5 +1,8 @@
-"""A pair's record of being finished: the digest of the settings that make its numbers, and the exit status
-``pair.json`` holds (read by the runner, to skip finished pairs, and by the reports, to gather them)."""
+"""A plan pair's completion record (``pair.json``): the settings it was finished with and its exit status.
+
+The runner writes it last, after ``score``, and skips a pair whose record matches; the plan's reports list only the
+pairs finished with the plan's current settings. Both read it here.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import json
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED
 from mmbatch.plans.layout import PairFiles
 from mmbatch.plans.spec import BenchmarkEntry, ModelEntry
+from mmbatch.tableio import atomic_path
 
 
 def pair_settings(model: ModelEntry, benchmark: BenchmarkEntry) -> str:
@@ -30,3 +34,12 @@ def finished_status(files: PairFiles, settings: str) -> int | None:
         return None
     status = record.get("status")
     return status if status in (EXIT_OK, EXIT_ROWS_FAILED) else None
+
+
+def write_pair_record(files: PairFiles, model: ModelEntry, benchmark: BenchmarkEntry, status: int,
+                      settings: str) -> None:
+    """Record that the pair finished with ``status`` under ``settings`` (:func:`pair_settings`)."""
+    record = {"model": model.name, "benchmark": benchmark.name, "status": status, "settings_sha256": settings}
+    files.folder.mkdir(parents=True, exist_ok=True)
+    with atomic_path(files.status) as tmp:
+        tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")

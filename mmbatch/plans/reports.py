@@ -9,13 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from mmbatch.plans.layout import PlanLayout
+from mmbatch.plans.pair_record import finished_status, pair_settings
 from mmbatch.plans.spec import Plan
 
 
 def finished_pairs(plan: Plan, layout: PlanLayout) -> dict[Path, str]:
     """Metrics file -> ``model/benchmark``, of every pair finished with the plan's settings, in plan order."""
-    from mmbatch.plans.pair_record import finished_status, pair_settings
-
     return {layout.pair(model, benchmark).metrics: f"{model.name}/{benchmark.name}"
             for model in plan.models for benchmark in plan.benchmarks
             if finished_status(layout.pair(model, benchmark), pair_settings(model, benchmark)) is not None}

@@ -16,7 +16,8 @@ from typing import Any
 
 from mmbatch.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.plans.layout import PairFiles, PlanLayout
-from mmbatch.plans.pair_record import finished_status, pair_settings
+from mmbatch.plans.pair_record import finished_status, pair_settings, write_pair_record
+from mmbatch.plans.reports import write_plan_reports
 from mmbatch.plans.session import ModelSession
 from mmbatch.plans.spec import BenchmarkEntry, Plan, stage_options
 from mmbatch.plans.units import Unit, assigned_units
@@ -97,8 +98,6 @@ def run_plan(plan: Plan, settings: RunSettings | None = None) -> PlanResult:
             session.close()
         result.loads[model.name] = session.loads
     if settings.machine.is_whole:
-        from mmbatch.plans.reports import write_plan_reports
-
         result.reports = write_plan_reports(plan, layout)
     return result
 
@@ -130,10 +129,7 @@ def _run_pair(layout: PlanLayout, units: list[Unit], session: ModelSession, prep
     except BadInputError as exc:
         _say_error(f"{units[0].label}: {exc}")
         return PairResult(model.name, benchmark.name, EXIT_BAD_INPUT, "refused", str(exc))
-    record = {"model": model.name, "benchmark": benchmark.name, "status": status, "settings_sha256": digest}
-    files.folder.mkdir(parents=True, exist_ok=True)
-    with atomic_path(files.status) as tmp:
-        tmp.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    write_pair_record(files, model, benchmark, status, digest)
     return PairResult(model.name, benchmark.name, status, "finished" if status == EXIT_OK else "rows failed")
 
 

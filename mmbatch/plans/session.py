@@ -38,7 +38,7 @@ class ModelSession:
             RuntimeError: ``options`` would build another backend than the loaded one (a benchmark's options
                 reached the backend's; the plan never does that, so it is a bug, not a user error).
         """
-        from mmbatch.infer.backend_loading import create_backend
+        from mmbatch.infer.backend_choice import create_backend
 
         if self._refused is not None:
             raise BadInputError(f"the model could not be loaded for an earlier benchmark: {self._refused.reason}",

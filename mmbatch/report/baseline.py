@@ -1,8 +1,8 @@
 """Deltas against a baseline model, from ``mmbatch compare`` results, for the report's boards.
 
 ``compare`` has already done the statistics on the rows both models answered (paired bootstrap interval, McNemar's
-exact test); the report only looks up, for each model of a board, its comparison with the baseline on each
-headline metric and marks the significant ones.
+exact test or, for graded scores, the sign test); the report only looks up, for each model of a board, its
+comparison with the baseline on each headline metric and marks the significant ones.
 """
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from mmbatch.report.provenance import Provenance
 INTERVAL_MARK = "†"
 """Marks a difference whose paired 95 % interval excludes 0, for metrics without per-unit verdicts."""
 LEGEND = ("Δ = model − baseline on the rows both answered. * p < 0.05, ** p < 0.01, *** p < 0.001: McNemar's "
-          f"exact test on unit verdicts (circular group, MME image, SEED row); {INTERVAL_MARK}: no per-unit verdict "
-          "(e.g. MME score, vanilla accuracy) and the paired 95 % bootstrap interval excludes 0.")
+          "exact test on unit verdicts (circular group, MME image, SEED row), or the exact sign test on graded "
+          f"scores (VQA accuracy, ANLS, a judge's grade); {INTERVAL_MARK}: no paired test (e.g. MME score, vanilla "
+          "accuracy) and the paired 95 % bootstrap interval excludes 0.")
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class Delta:
     ci_high: float | None
     """Upper end."""
     p_value: float | None
-    """McNemar's exact p-value, when the metric has a verdict per unit."""
+    """The paired test's p-value (McNemar's, or the sign test's for graded scores), when one applies."""
 
     @property
     def marker(self) -> str:

@@ -30,7 +30,7 @@ HALLUSIONBENCH = Benchmark(
                     ability=("l2-category", "aAcc")),
     export_formats=(),
     vlmevalkit_names=("hallusionbench",),
-    source_ids="mmbatch.benchmarks.hallusionbench.ids:with_integer_ids",
+    source_ids="mmbatch.benchmarks.hallusionbench.ids:packed_ids",
     sources=vlmevalkit_sources(("val", "HallusionBench")),
 )
 """HallusionBench as VLMEvalKit runs it: the question as written (template ``mme``), VLMEvalKit's yes/no word rule

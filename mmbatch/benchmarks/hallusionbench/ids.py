@@ -9,9 +9,10 @@ in (a prediction file, a judged file and the TSV itself give a question the same
     index   = subcategory code * 10**8 + visual input * 10**7 + set * 10**4 + figure * 10**2 + question
     g_index = subcategory code * 10**8 + set * 10**4
 
-``VD_illusion_1_0_0_0`` is ``110000000``; ``VS_map_2_0_2_3`` is ``620000203``. The id itself stays in
-``question_id``. ``g_index`` is the question set: every figure and every question of a set, the unit whose rows
-fAcc and qAcc judge together (and the unit the bootstrap resamples).
+``VD_illusion_1_0_0_0`` is ``110000000``; ``VS_map_2_0_2_3`` is ``620000203``. ``g_index`` is the question set:
+every figure and every question of a set, the unit whose rows fAcc and qAcc judge together (and the unit the
+bootstrap resamples). :func:`packed_ids` is the benchmark's ``source_ids`` rule; :mod:`mmbatch.benchmarks.source_ids`
+applies it (the id kept in ``question_id``, image references followed, repeated ids refused).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from pathlib import Path
 import polars as pl
 
 from mmbatch.errors import BadInputError
-from mmbatch.media import MAX_REFERENCE_LENGTH
 
 SUBCATEGORIES: tuple[str, ...] = ("VD_illusion", "VD_math", "VD_ocr", "VD_figure", "VD_video", "VS_map",
                                   "VS_chart", "VS_table", "VS_ocr")
@@ -36,20 +36,15 @@ SCALE = {"visual_input": 10**7, "set": 10**4, "figure": 10**2, "question": 1}
 CODE_SCALE = 10**8
 
 
-def with_integer_ids(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
-    """``frame`` (text ``index`` as VLMEvalKit writes it) with integer ``index`` and ``g_index`` and the text id
-    in ``question_id``.
+def packed_ids(rows: pl.DataFrame, path: Path) -> pl.DataFrame:
+    """The integer ``index`` and ``g_index`` of each id in ``rows["index"]`` (VLMEvalKit's text ids).
 
     Raises:
         BadInputError: an id that is not ``<VD|VS>_<subcategory>_<n>_<n>_<n>_<n>`` with a known subcategory and
-            numbers in range, naming the file, the id and the column ``index``.
+            numbers in range, or a ``category``/``l2-category`` the id contradicts, naming the file, the id and
+            the column.
     """
-    if "index" not in frame.columns:
-        raise BadInputError("required column 'index' is missing", path=path, column="index")
-    ids = frame["index"].cast(pl.String)
-    if ids.null_count():
-        raise BadInputError(f"empty index on data row {int(ids.is_null().arg_max() or 0) + 1}", path=path,
-                            column="index")
+    ids = rows["index"].cast(pl.String)
     parts = ids.str.split("_")
     well_formed = (parts.list.len() == 6)
     subcategory = parts.list.slice(0, 2).list.join("_")
@@ -65,27 +60,12 @@ def with_integer_ids(frame: pl.DataFrame, path: Path) -> pl.DataFrame:
         raise BadInputError(
             f"not a HallusionBench id: {ids[row]!r} (expected <subcategory>_<visual input>_<set>_<figure>_<question>, "
             f"subcategories {', '.join(SUBCATEGORIES)})", path=path, index=ids[row], column="index")
-    _check_labels(frame, ids, parts, path)
+    _check_labels(rows, ids, parts, path)
     index = code * CODE_SCALE
     for name, values in numbers.items():
         index = index + values * SCALE[name]
     g_index = code * CODE_SCALE + numbers["set"] * SCALE["set"]
-    frame = frame.with_columns(ids.alias("question_id"), index.alias("index"), g_index.alias("g_index"))
-    if "image" in frame.columns:
-        frame = frame.with_columns(_image_references(frame["image"], ids, frame["index"]))
-    repeated = frame["index"].is_duplicated()
-    if repeated.any():
-        row = int(repeated.arg_max() or 0)
-        raise BadInputError("question id repeated", path=path, index=ids[row], column="index")
-    return frame
-
-
-def _image_references(image: pl.Series, ids: pl.Series, index: pl.Series) -> pl.Series:
-    """``image`` with each reference to another row (VLMEvalKit writes that row's id) turned into that row's new
-    integer ``index``; payloads and other cells unchanged."""
-    short = image.cast(pl.String).str.len_bytes() <= MAX_REFERENCE_LENGTH
-    target = image.cast(pl.String).replace_strict(ids, index.cast(pl.String), default=None)
-    return pl.select(pl.when(short & target.is_not_null()).then(target).otherwise(image)).to_series().alias("image")
+    return pl.DataFrame([index.alias("index"), g_index.alias("g_index")])
 
 
 def _check_labels(frame: pl.DataFrame, ids: pl.Series, parts: pl.Series, path: Path) -> None:

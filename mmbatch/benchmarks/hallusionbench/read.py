@@ -1,6 +1,6 @@
 """``mmbatch prepare --benchmark hallusionbench``: VLMEvalKit's ``HallusionBench.tsv`` (or any table with its columns).
 
-Columns read: ``index`` (the question id, ``VD_illusion_1_0_0_0``: :mod:`.ids` turns it into the integer ``index``
+Columns read: ``index`` (the question id, ``VD_illusion_1_0_0_0``: :mod:`.ids` packs it into the integer ``index``
 and the question set ``g_index``, and keeps it in ``question_id``), ``question``, ``answer`` (``Yes``/``No``),
 ``category`` (VD, VS), ``l2-category`` (VD_illusion, ...), and the image as ``image`` (base64, or another row's id)
 or ``image_path`` (a file under ``--media-root``). Every other column (``gt_answer_details``, ...) is carried through.
@@ -14,7 +14,8 @@ from pathlib import Path
 import polars as pl
 
 from mmbatch.benchmarks.base import ReadOptions
-from mmbatch.benchmarks.hallusionbench.ids import with_integer_ids
+from mmbatch.benchmarks.hallusionbench import HALLUSIONBENCH
+from mmbatch.benchmarks.source_ids import with_source_ids
 from mmbatch.errors import BadInputError
 from mmbatch.formats.vlmevalkit_rows import check_columns, first_row, typed_rows
 from mmbatch.formats.vlmevalkit_tsv import check_media, limited, read_with_status, with_declared_columns
@@ -44,7 +45,7 @@ class HallusionReader:
         check_columns(frame, source)
         if "answer" not in frame.columns:
             raise BadInputError("required column 'answer' is missing", path=source, column="answer")
-        frame = typed_rows(with_integer_ids(frame, source), source)
+        frame = typed_rows(with_source_ids(frame, HALLUSIONBENCH, source), source)
         _check_rows(frame, source)
         frame = limited(frame, options)
         check_media(frame, source, options)

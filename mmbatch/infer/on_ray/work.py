@@ -121,7 +121,7 @@ class BackendActor:
     """
 
     def __init__(self, options: InferOptions, ledger: Any) -> None:
-        from mmbatch.infer.backend_loading import create_backend
+        from mmbatch.infer.backend_choice import create_backend
 
         self.options = options
         self.ledger = ledger
@@ -172,7 +172,7 @@ class BackendActor:
 
 def describe_backend(options: InferOptions) -> dict[str, Any]:
     """Ray task: load the backend and return its settings (for a rerun with no row left and none recorded)."""
-    from mmbatch.infer.backend_loading import create_backend
+    from mmbatch.infer.backend_choice import create_backend
 
     backend = create_backend(options)
     try:

@@ -1,5 +1,9 @@
-"""Loading the backend a run names, importing its module only then (torch, openai, vllm...): shared by the local
-executor, the Ray executor's actors and a plan's model sessions."""
+"""The backend an ``infer`` run names, created from its options: its module imported only now (torch, openai...).
+
+The local executor, every Ray actor (:mod:`mmbatch.infer.on_ray.work`) and a plan's shared model
+(:mod:`mmbatch.plans.session`) create their backend here, so the stage and its executors import this module rather
+than each other.
+"""
 
 from __future__ import annotations
 
