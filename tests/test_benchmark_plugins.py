@@ -191,8 +191,8 @@ def test_a_plugin_benchmark_with_its_own_kind_runs_every_stage(lab_site: Path, t
     metadata = json.loads(pl.read_parquet_metadata(files["ext.parquet"])["mmbatch"])
     assert metadata["extract"]["answer_kinds"] == {"labqa": {"kind": "word-recall", "version": "1", "binary": False,
                                                              "judge": None}}
-    # a second model ("red" everywhere: 1/3, 1, 0, 0) compared with the first: a paired difference, and no McNemar
-    # test, whose right-or-wrong verdicts a graded kind does not have
+    # a second model ("red" everywhere: 1/3, 1, 0, 0) compared with the first: a paired difference, and the sign
+    # test instead of McNemar's, whose right-or-wrong verdicts a graded kind does not have
     for args in (["infer", "--input", files["prep.parquet"], "--output", str(tmp_path / "b.pred.parquet"),
                   "--backend", "echo", "--model", "fixed:red"],
                  ["extract", "--input", str(tmp_path / "b.pred.parquet"), "--output", str(tmp_path / "b.parquet"),
@@ -205,7 +205,10 @@ def test_a_plugin_benchmark_with_its_own_kind_runs_every_stage(lab_site: Path, t
     compared = json.loads((tmp_path / "cmp.json").read_text())["comparisons"]
     overall = next(r for r in compared if (r["level"], r["metric"]) == ("overall", "recall"))
     assert overall["diff"] == pytest.approx(100 * (1 / 3 + 1) / 4 - 100 * (2 / 3 + 2) / 4)
-    assert overall["p_value"] is None and overall["ci_low"] is not None
+    assert overall["ci_low"] is not None
+    # the first scored higher on rows 1 and 3, the second on none: 2 * P(Binomial(2, 1/2) <= 0) = 1/2
+    assert (overall["test"], overall["a_only"], overall["b_only"]) == ("sign-exact", 2, 0)
+    assert overall["p_value"] == pytest.approx(0.5)
 
 
 def test_plugins_are_listed_in_help_and_not_read_when_the_parser_is_built(lab_site: Path) -> None:
