@@ -26,8 +26,8 @@ echo "  $judge_url"
 # --- run plan: prepare, infer, extract and score every bundled example with two models, each loaded once
 # (examples/demo-plan.yaml): a tiny random-weight LLaVA (built once into .cache/, offline; its answers are random
 # text: this shows the pipeline, not a score) and the echo backend answering with the ground truth as a reference.
-# Seven benchmarks, one of each answer kind bundled: multiple choice (MMBench, SEED-Bench, SEED-Bench-2), yes/no (MME,
-# POPE), VQA accuracy (TextVQA) and judge-graded (MM-Vet). MMBench runs as two row shards per model, merged. For a
+# Seven benchmarks, four answer kinds: multiple choice (MMBench, SEED-Bench, SEED-Bench-2), yes/no (MME, POPE), VQA
+# accuracy (TextVQA) and judge-graded (MM-Vet). MMBench runs as two row shards per model, merged. For a
 # real model change one line of the plan: model: llava-hf/llava-1.5-7b-hf (or backend: openai with
 # backend_args: {base_url: http://localhost:8000/v1}).
 say "run plan: 2 models x 7 benchmarks (prepare, infer, extract with the judge, score) -> $out/plan (docs/plans.md)"
