@@ -1,5 +1,5 @@
-"""What `make demo` (examples/demo.sh) is made of, checked without running its minutes of tiny-model inference: its
-plan covers every bundled example (one benchmark of each answer kind bundled, the judge-graded one included), and
+"""What `make demo` (examples/demo.sh) is made of, checked without running its tiny-model inference: its
+plan covers every bundled example (four answer kinds, the judge-graded one included, with the judge), and
 its stand-in judge (examples/stand_in_judge.sh) is a real server on 127.0.0.1 that no way of ending the demo leaves
 running: a normal end, an error, kill -9, or a server that cannot start (a bounded wait, then a loud failure)."""
 
