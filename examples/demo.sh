@@ -16,18 +16,29 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
 # Stages append their steps below, in pipeline order.
 
-# --- run plan: prepare, infer, extract (rules only) and score every bundled example with two models, each loaded
-# once (examples/demo-plan.yaml): a tiny random-weight LLaVA (built once into .cache/, offline; its answers are random
+# --- the judge: MMBench answers the rules cannot match, and MM-Vet's grades, go to an LLM judge; a stand-in judge on
+# 127.0.0.1 plays it here (examples/stand_in_judge.sh says which and why), stopped when this script exits.
+say "judge: a stand-in OpenAI-compatible judge on 127.0.0.1 (for a real one: docs/extract.md)"
+source examples/stand_in_judge.sh
+start_judge_server "$out"
+echo "  $judge_url"
+
+# --- run plan: prepare, infer, extract and score every bundled example with two models, each loaded once
+# (examples/demo-plan.yaml): a tiny random-weight LLaVA (built once into .cache/, offline; its answers are random
 # text: this shows the pipeline, not a score) and the echo backend answering with the ground truth as a reference.
-# MMBench runs as two row shards per model, merged. For a real model change one line of the plan:
-# model: llava-hf/llava-1.5-7b-hf (or backend: openai with backend_args: {base_url: http://localhost:8000/v1}).
-say "run plan: 2 models x 5 benchmarks (prepare, infer, extract, score) -> $out/plan (docs/plans.md)"
+# Seven benchmarks, four answer kinds: multiple choice (MMBench, SEED-Bench, SEED-Bench-2), yes/no (MME, POPE), VQA
+# accuracy (TextVQA) and judge-graded (MM-Vet). MMBench runs as two row shards per model, merged. For a
+# real model change one line of the plan: model: llava-hf/llava-1.5-7b-hf (or backend: openai with
+# backend_args: {base_url: http://localhost:8000/v1}).
+say "run plan: 2 models x 7 benchmarks (prepare, infer, extract with the judge, score) -> $out/plan (docs/plans.md)"
 python3 examples/tiny_model.py >/dev/null
 # SEED-Bench-2's level-3 row asks for a picture: the reference draws the right one and extract compares pictures with
-# a CLIP model, here a tiny random one (an option's MMBATCH_<OPTION> variable fills in what a plan leaves out).
+# a CLIP model, here a tiny random one. An option's MMBATCH_<OPTION> variable fills in what a plan leaves out: the CLIP
+# model, and the judge's URL (given to this command only: the --no-judge steps below would refuse it).
 tiny_clip=$(python3 examples/tiny_image_models.py clip)
 plan_rc=0
-MMBATCH_CLIP_MODEL="$tiny_clip" python3 -m mmbatch run --plan examples/demo-plan.yaml --output-dir "$out/plan" || {
+MMBATCH_CLIP_MODEL="$tiny_clip" MMBATCH_JUDGE_BASE_URL="$judge_url" \
+    python3 -m mmbatch run --plan examples/demo-plan.yaml --output-dir "$out/plan" || {
     plan_rc=$?; [[ $plan_rc -eq 3 ]] || exit "$plan_rc"; }
 [[ $plan_rc -eq 0 ]] || echo "run plan: some rows failed (see their 'error' column); a rerun retries only them"
 plan="$out/plan"
@@ -40,24 +51,21 @@ say "prepare: a plain MCQ file -> CircularEval copies"
 [[ -f examples/mmbench/mcq_plain_example.tsv ]] && python3 -m mmbatch prepare --benchmark mmbench --circular \
     --input examples/mmbench/mcq_plain_example.tsv --output "$out/mcq_circular.tsv"
 
-# --- extract with a judge: the tiny model's MMBench answers once more, with an LLM judge for what the rules cannot
-# match: a local OpenAI-compatible test server stands in for it here (for the real one: export OPENAI_API_KEY and
-# drop --judge-base-url; --judge-model gpt-3.5-turbo-0125 reproduces the leaderboard).
-say "extract: the MMBench answers again with a judge on a local test server"
+# --- extract alone, with the judge: the tiny model's MMBench answers once more, into a TSV, with the plan's judge
+# cache: every reply the judge gave in the plan is read back from it (0 calls). For the real judge: export
+# OPENAI_API_KEY and drop --judge-base-url; --judge-model gpt-3.5-turbo-0125 reproduces the leaderboard.
+say "extract alone: the MMBench answers again, every judge reply from the plan's cache"
 if [[ -f "$tiny/mmbench/predictions.parquet" ]]; then
-    python3 tests/support/openai_server.py --port 0 --reply judge > "$out/judge-server.port" &
-    judge_pid=$!
-    for _ in $(seq 100); do grep -q PORT "$out/judge-server.port" 2>/dev/null && break; sleep 0.1; done
-    judge_url="http://127.0.0.1:$(awk '/PORT/ {print $2}' "$out/judge-server.port")/v1"
     python3 -m mmbatch extract --input "$tiny/mmbench/predictions.parquet" --output "$out/mmbench.judged.tsv" \
-        --judge-base-url "$judge_url" --judge-model gpt-4o-mini --concurrency 8 || [[ $? -eq 3 ]] || {
-        kill "$judge_pid"; exit 1; }
-    # The same again: every judge reply now comes from the cache (0 calls).
-    python3 -m mmbatch extract --input "$tiny/mmbench/predictions.parquet" --output "$out/mmbench.judged-again.tsv" \
-        --judge-base-url "$judge_url" --judge-model gpt-4o-mini || [[ $? -eq 3 ]] || { kill "$judge_pid"; exit 1; }
-    kill "$judge_pid"
-    rm -f "$out/judge-server.port"
+        --judge-base-url "$judge_url" --judge-model gpt-4o-mini \
+        --judge-cache "$tiny/mmbench/mmbatch-judge-cache.sqlite" || [[ $? -eq 3 ]]
 fi
+stop_judge_server
+
+# --- TextVQA alone (examples/textvqa_demo.sh): a model's VLMEvalKit prediction file imported, scored under today's
+# and VLMEvalKit's 2024 VQA rules, and compared; its metrics join the report below, beside the plan's TextVQA pairs
+say "TextVQA: import a VLMEvalKit prediction file, score it under two eras of the VQA rules -> $out/textvqa"
+bash examples/textvqa_demo.sh "$out"
 
 # --- SEED-Bench-2 level 3 (dimensions 25-27): the model draws a picture and CLIP picks the option most like it.
 # Two "models": the echo backend returning the right option's picture (100 % through any CLIP, by construction) and
@@ -88,7 +96,7 @@ done
 say "report: a summary table, then a leaderboard per benchmark with its chart (HTML, Markdown with SVG files beside it)"
 shopt -s nullglob
 # (the level-3 files first: the reference's label names its model "answer" in the comparison below)
-metrics_files=("$out"/*metrics.json "$plan"/models/*/*/metrics.json)
+metrics_files=("$out"/*metrics.json "$plan"/models/*/*/metrics.json "$out"/textvqa/*.metrics.json)
 shopt -u nullglob
 if [[ ${#metrics_files[@]} -eq 0 ]]; then
     echo "no metrics tables in $out: the score step must run before report" >&2
@@ -102,7 +110,7 @@ if [[ -f "$reference/mmbench/metrics.hits.parquet" && -f "$tiny/mmbench/metrics.
         --output "$out/mmbench.compare.json" --bootstrap 1000 --seed 0
     compare_args=(--compare "$out/mmbench.compare.json")
 fi
-labels=()
+labels=(--label "$out/textvqa/example-2024.metrics.json=example-model (2024 rules)")
 for metrics in "$reference"/*/metrics.json; do
     [[ -f $metrics ]] && labels+=(--label "$metrics=reference (ground truth)")
 done
@@ -121,7 +129,7 @@ done
 [[ ${#mmbench_views[@]} -gt 0 ]] && python3 -m mmbatch view "${mmbench_views[@]}" \
     --images "$plan/benchmarks/mmbench/prepared.parquet" --output "$out/viewer/mmbench.html" \
     --label "$reference/mmbench/metrics.hits.parquet=reference (ground truth)"
-for name in mme seedbench seedbench2 pope; do
+for name in mme seedbench seedbench2 pope textvqa mmvet; do
     hits="$tiny/$name/metrics.hits.parquet"
     [[ -f $hits ]] || continue
     python3 -m mmbatch view "$hits" --images "$plan/benchmarks/$name/prepared.parquet" \

@@ -1,6 +1,8 @@
 """The project stands on its own: every Markdown document a module, doc, script or the README cites is in the
 repository, every section (``§N``) it names is a heading of that document, and the generated column tables of
-docs/contract.md match the column declaration."""
+docs/contract.md match the column declaration. In the documents a user reads (the README and docs/*.md), every link
+leads to a file of the repository (and to a heading of it, for ``#anchor``), every repository path they name exists,
+and docs/README.md lists every document."""
 
 from __future__ import annotations
 
@@ -94,3 +96,74 @@ def test_the_column_tables_of_the_contract_match_the_declaration() -> None:
     text = contract.read_text(encoding="utf-8")
     assert text.count("<!-- columns:") == 5
     assert render_document(text) == text, "docs/contract.md drifted from mmbatch/schema/columns.py: run `make schemas`"
+
+
+DOCUMENTS = (REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")))
+"""The documents a user reads: the README and every page under docs/."""
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+REPOSITORY_PATH = re.compile(r"(?<![\w./$<{-])((?:examples|mmbatch|tests|tools|bench|schemas|docs)/[\w./*<>{}-]*)")
+"""A path from the repository root written in a document (``examples/kubernetes/``, ``schemas/*.json``)."""
+FENCE = re.compile(r"^```.*?^```", flags=re.MULTILINE | re.DOTALL)
+
+
+def anchors(document: Path) -> set[str]:
+    """The ``#anchor`` names a link may use in ``document``: its headings as GitHub makes them, and ``<a id>``."""
+    text = FENCE.sub("", document.read_text(encoding="utf-8"))
+    slugs = {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+             for heading in re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE)}
+    return slugs | set(re.findall(r'<a id="([^"]+)"', text))
+
+
+def lines(document: Path) -> list[tuple[int, str]]:
+    return list(enumerate(document.read_text(encoding="utf-8").splitlines(), start=1))
+
+
+def test_every_link_of_the_documents_resolves() -> None:
+    broken = []
+    for document in DOCUMENTS:
+        for number, line in lines(document):
+            for target in LINK.findall(line):
+                if "://" in target or target.startswith("mailto:"):
+                    continue
+                path, _, anchor = target.partition("#")
+                linked = (document.parent / path).resolve() if path else document
+                where = f"{document.relative_to(REPO_ROOT)}:{number}: {target}"
+                if not linked.exists() or not linked.is_relative_to(REPO_ROOT):
+                    broken.append(f"{where} (no such file in the repository)")
+                elif anchor and (linked.suffix != ".md" or anchor not in anchors(linked)):
+                    broken.append(f"{where} (no such heading)")
+    assert not broken, "links that lead nowhere:\n" + "\n".join(broken)
+
+
+def test_every_repository_path_the_documents_name_exists() -> None:
+    missing = []
+    for document in DOCUMENTS:
+        for number, line in lines(document):
+            for path in (match.rstrip(".") for match in REPOSITORY_PATH.findall(line)):
+                if any(mark in path for mark in "<>{}"):
+                    continue  # a pattern (mmbatch/benchmarks/<name>/), not a file
+                found = any(REPO_ROOT.glob(path)) if "*" in path else (REPO_ROOT / path).exists()
+                if not found:
+                    missing.append(f"{document.relative_to(REPO_ROOT)}:{number}: {path}")
+    assert not missing, "files the documents name that are not in the repository:\n" + "\n".join(missing)
+
+
+def test_the_docs_index_names_every_document() -> None:
+    index = (REPO_ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    linked = {target.partition("#")[0] for target in LINK.findall(index)}
+    pages = {page.name for page in (REPO_ROOT / "docs").glob("*.md")} - {"README.md"}
+    assert pages <= linked, f"docs/README.md does not list {sorted(pages - linked)}"
+    assert "docs/README.md" in (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    ("see [the plan](plans.md#the-plan-file)", ["plans.md#the-plan-file"]),
+    ("[x](https://example.org/a.md) and [y](../README.md)", ["https://example.org/a.md", "../README.md"]),
+])
+def test_the_checker_sees_a_link(line: str, found: list[str]) -> None:
+    assert LINK.findall(line) == found
+
+
+def test_the_checker_sees_a_repository_path() -> None:
+    line = "run `examples/slurm/submit.sh FILE 8`, read mmbatch/schema/columns.py. Not ../shared/data/x or a/tests/b"
+    assert REPOSITORY_PATH.findall(line) == ["examples/slurm/submit.sh", "mmbatch/schema/columns.py."]

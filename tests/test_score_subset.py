@@ -1,4 +1,4 @@
-"""`score --subset answered`: the README's LLaVA-1.5-13B SEED-1 image figure (68.21 %) from the command line, with
+"""`score --subset answered`: docs/scoring.md's LLaVA-1.5-13B SEED-1 image figure (68.21 %) from the command line, with
 the coverage printed and recorded; without it, a partly answered file is refused with a message that says what to do."""
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 ``--model`` chooses what it answers (``MODE`` or ``MODE:ARGUMENT``):
 
 - ``answer``: the row's ground truth (the answer letter, or ``Yes``/``No``), empty text when the row has none;
-  in likelihood mode the right option gets the best score.
+  in likelihood mode the right option gets the best score. An answer that is a list of accepted answers (TextVQA's
+  ten human answers, DocVQA's and OCRBench's accepted strings, written as a Python list) gives its most frequent
+  element, the first of equals: the list itself is no answer a model would give.
 - ``fixed:TEXT``: always ``TEXT``; in likelihood mode every option gets the same score per token, so the first
   option wins (ties go to the first choice).
 - ``letter:X``: always the letter ``X``; in likelihood mode option ``X`` (by position, A = first) wins.
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -148,7 +151,7 @@ class EchoBackend:
     def _answer_text(self, request: Request) -> str:
         mode = self.mode
         if mode.name == "answer":
-            return (request.answer or "").strip()
+            return ground_truth_answer(request.answer)
         if mode.name in ("fixed", "letter"):
             return mode.argument or ""
         if mode.name == "prompt":
@@ -162,6 +165,20 @@ class EchoBackend:
         if self.mode.name == "letter" and self.mode.argument:
             return ord(self.mode.argument) - ord("A")
         return None
+
+
+def ground_truth_answer(answer: str | None) -> str:
+    """What ``answer`` mode says: the answer cell, or the most frequent of a list of accepted answers."""
+    from mmbatch.answers.reference_answers import ReferenceProblem, python_list
+
+    text = (answer or "").strip()
+    try:
+        elements = python_list(text)
+    except ReferenceProblem:  # only eval() could read it as a list: the cell as it is
+        return text
+    accepted = [element.strip() for element in elements or () if isinstance(element, str) and element.strip()]
+    # most_common keeps first-seen order among equal counts, so the first of equals wins.
+    return Counter(accepted).most_common(1)[0][0] if accepted else text
 
 
 def describe_media(request: Request) -> str:

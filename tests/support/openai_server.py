@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import threading
@@ -341,15 +342,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each chat answer")
     parser.add_argument("--reply", default="judge", help="'judge' (word-overlap judge) or a fixed reply text")
+    parser.add_argument("--exit-with-parent", action="store_true",
+                        help="stop when the process that started this one is gone (a script killed with kill -9 "
+                             "cannot run its exit trap; the server must not outlive it)")
     args = parser.parse_args(argv)
     reply: Reply = word_overlap_judge if args.reply == "judge" else args.reply
+    parent = os.getppid()
     server = OpenAIServer(ServerScript(reply=reply, delay_s=args.delay), port=args.port).start()
     print(f"PORT {server.httpd.server_address[1]}", flush=True)
     try:
-        while True:
-            time.sleep(3600)
+        # A dead parent's children are handed to another process, so the parent id changing means it is gone.
+        while not args.exit_with_parent or os.getppid() == parent:
+            time.sleep(0.2 if args.exit_with_parent else 3600)
     except KeyboardInterrupt:
-        server.stop()
+        pass
+    server.stop()
     return 0
 
 
