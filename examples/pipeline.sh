@@ -148,7 +148,10 @@ else
 fi
 # The predictions file is what a GPU team hands to an evaluation team: check it before going on.
 stage validate in_image light "" validate "$out/predictions.parquet"
-stage extract in_image light "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
+# SEED-Bench-2's image-generation rows are decided by a CLIP model, which only the full image holds.
+extract_image=light
+[[ "$BENCHMARK" == seedbench2 ]] && extract_image=full
+stage extract in_image "$extract_image" "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
     "${judge_args[@]}" "${media_args[@]}"
 stage score in_image light "" score --input "$out/extracted.parquet" --output "$out/metrics.json"
 

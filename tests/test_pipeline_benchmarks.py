@@ -82,3 +82,14 @@ def test_pipeline_refuses_a_judge_server_without_a_judge_model(out_dir: str, tmp
     result = run_pipeline(out_dir, {"MMBATCH_NO_DOCKER": "1", "JUDGE_BASE_URL": "http://judge:8000/v1"}, tmp_path)
     assert result.returncode == 2 and "JUDGE_MODEL is not" in result.stderr
     assert not (REPO_ROOT / out_dir / "prepared.parquet").exists(), "refused before any stage ran"
+
+
+def test_seed_bench_2_extracts_in_the_full_image(out_dir: str, tmp_path: Path) -> None:
+    """Its image-generation rows are decided by CLIP, which the light image lacks (recorded only)."""
+    env = {"BENCHMARK": "seedbench2", "INPUT": "examples/seed/seed2_level3_example.json",
+           "MEDIA_ROOT": "examples/seed/media"}
+    result = run_pipeline(out_dir, env, tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    images = {call["args"][0]: call["image"] for call in docker_calls(tmp_path)}  # type: ignore[index]
+    assert images == {"prepare": "mmbatch:light", "infer": "mmbatch:full", "validate": "mmbatch:light",
+                      "extract": "mmbatch:full", "score": "mmbatch:light"}
