@@ -9,10 +9,18 @@
 #       examples/pipeline.sh out/llava-mmbench
 #   MMBATCH_NO_DOCKER=1 examples/pipeline.sh                        # the same chain with the local install (CI)
 #
-# Settings (environment): BENCHMARK (mme), INPUT (examples/mme), BACKEND (echo), MODEL (answer: the echo backend
-# repeats the right answer, a dry run that must score 100), NUM_SHARDS (1), BASE_URL (an OpenAI-compatible server
-# for BACKEND=openai), JUDGE_MODEL (empty: official rules only), IMAGE (mmbatch; the tags are IMAGE:light and
-# IMAGE:full), MMBATCH (the local command when MMBATCH_NO_DOCKER=1; default `mmbatch`, else `python3 -m mmbatch`).
+#   BENCHMARK=seedbench INPUT=SEED-Bench.json MEDIA_ROOT=SEED-Bench-image examples/pipeline.sh out/seed
+#
+# Settings (environment): BENCHMARK (mme), INPUT (examples/mme; empty: the official file `mmbatch fetch` put in
+# MMBATCH_DATA), MEDIA_ROOT (the folder of the benchmark's media files, SEED-Bench's images and videos: prepare,
+# infer and extract read them there; default MMBATCH_MEDIA_ROOT, else none), BACKEND (echo), MODEL (answer: the echo
+# backend repeats the right answer, a dry run that must score 100), NUM_SHARDS (1), BASE_URL (an OpenAI-compatible
+# server for BACKEND=openai), JUDGE_MODEL (default MMBATCH_JUDGE_MODEL; empty: official rules only), JUDGE_BASE_URL
+# (the judge's OpenAI-compatible server; default MMBATCH_JUDGE_BASE_URL, else the official API), IMAGE (mmbatch; the
+# tags are IMAGE:light and IMAGE:full), MMBATCH (the local command when MMBATCH_NO_DOCKER=1; default `mmbatch`, else
+# `python3 -m mmbatch`). Every other MMBATCH_* variable you set (MMBATCH_BATCH_SIZE...) reaches every container by
+# name; MMBATCH_DATA, a host folder, is mounted at /mmbatch-data. A server the containers call (BASE_URL,
+# JUDGE_BASE_URL) must be reachable from them: a host name or address, not 127.0.0.1 (the container's own).
 # Secrets are never written here: OPENAI_API_KEY / MMBATCH_JUDGE_API_KEY / HF_TOKEN pass from your environment.
 # Exit status: 0, or 3 when some rows failed (they are in the files with an `error`; rerun to retry only them).
 set -euo pipefail
@@ -22,12 +30,14 @@ here=$(dirname "$0")
 
 out=${1:-out/pipeline}
 BENCHMARK=${BENCHMARK:-mme}
-INPUT=${INPUT:-$here/mme}
+INPUT=${INPUT-$here/mme}
+MEDIA_ROOT=${MEDIA_ROOT:-${MMBATCH_MEDIA_ROOT:-}}
 BACKEND=${BACKEND:-echo}
 MODEL=${MODEL:-answer}
 NUM_SHARDS=${NUM_SHARDS:-1}
 BASE_URL=${BASE_URL:-}
-JUDGE_MODEL=${JUDGE_MODEL:-}
+JUDGE_MODEL=${JUDGE_MODEL:-${MMBATCH_JUDGE_MODEL:-}}
+JUDGE_BASE_URL=${JUDGE_BASE_URL:-${MMBATCH_JUDGE_BASE_URL:-}}
 IMAGE=${IMAGE:-mmbatch}
 if [[ -z "${MMBATCH:-}" ]]; then
     if command -v mmbatch >/dev/null; then MMBATCH=mmbatch; else MMBATCH="python3 -m mmbatch"; fi
@@ -54,10 +64,23 @@ in_image() {
     if [[ "$gpu" =~ ^[0-9]+$ ]]; then gpus=(--gpus "device=$gpu"); elif [[ "$gpu" == all ]]; then gpus=(--gpus all); fi
     docker run --rm "${gpus[@]}" \
         --user "$(id -u):$(id -g)" \
-        -v "$PWD:/data" -v "${HF_HOME:-$HOME/.cache/huggingface}:/hf-cache" \
-        -e HF_HUB_OFFLINE -e HF_TOKEN -e OPENAI_API_KEY -e MMBATCH_JUDGE_API_KEY \
+        -v "$PWD:/data" -v "${HF_HOME:-$HOME/.cache/huggingface}:/hf-cache" "${data_folder[@]}" \
+        -e HF_HUB_OFFLINE -e HF_TOKEN -e OPENAI_API_KEY "${mmbatch_variables[@]}" \
         "$IMAGE:$target" "$@"
 }
+
+# The MMBATCH_* variables the stages read pass to every container by name (`-e NAME`: docker copies the value from
+# this environment, so no value, a key included, is ever on a command line). MMBATCH_NO_DOCKER is this script's own;
+# MMBATCH_DATA names a host folder, so the folder is mounted and the containers get its path inside.
+mmbatch_variables=()
+data_folder=()
+while IFS= read -r name; do
+    case $name in
+        MMBATCH_NO_DOCKER) ;;
+        MMBATCH_DATA) data_folder=(-v "$MMBATCH_DATA:/mmbatch-data" -e MMBATCH_DATA=/mmbatch-data) ;;
+        *) mmbatch_variables+=(-e "$name") ;;
+    esac
+done < <(compgen -e | grep '^MMBATCH_' || true)
 
 # stage NAME COMMAND...: run a step; exit 3 (finished, some rows failed) lets the chain go on and is reported at the end.
 stage() {
@@ -100,9 +123,24 @@ infer_gpu=""
 [[ "$BACKEND" == hf ]] && infer_gpu=all
 judge_args=(--no-judge)
 [[ -n "$JUDGE_MODEL" ]] && judge_args=(--judge-model "$JUDGE_MODEL")
+if [[ -n "$JUDGE_BASE_URL" ]]; then
+    if [[ -z "$JUDGE_MODEL" ]]; then
+        echo "pipeline: JUDGE_BASE_URL is set but JUDGE_MODEL is not: name the judge model the server serves" >&2
+        exit 2
+    fi
+    judge_args+=(--judge-base-url "$JUDGE_BASE_URL")
+fi
+# The benchmark's media files (SEED-Bench's image_path/video_path rows): prepare checks them, infer reads them, and
+# extract reads SEED-Bench-2's option pictures there. infer and extract read media only under a folder named here.
+media_args=()
+[[ -n "$MEDIA_ROOT" ]] && media_args=(--media-root "$MEDIA_ROOT")
+infer_args+=("${media_args[@]}")
+input_args=()
+[[ -n "$INPUT" ]] && input_args=(--input "$INPUT")
 mkdir -p "$out"
 
-stage prepare in_image light "" prepare --benchmark "$BENCHMARK" --input "$INPUT" --output "$out/prepared.parquet"
+stage prepare in_image light "" prepare --benchmark "$BENCHMARK" "${input_args[@]}" "${media_args[@]}" \
+    --output "$out/prepared.parquet"
 if ((NUM_SHARDS > 1)); then
     stage "infer ($NUM_SHARDS shards)" infer_shards
 else
@@ -110,8 +148,11 @@ else
 fi
 # The predictions file is what a GPU team hands to an evaluation team: check it before going on.
 stage validate in_image light "" validate "$out/predictions.parquet"
-stage extract in_image light "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
-    "${judge_args[@]}"
+# SEED-Bench-2's image-generation rows are decided by a CLIP model, which only the full image holds.
+extract_image=light
+[[ "$BENCHMARK" == seedbench2 ]] && extract_image=full
+stage extract in_image "$extract_image" "" extract --input "$out/predictions.parquet" --output "$out/extracted.parquet" \
+    "${judge_args[@]}" "${media_args[@]}"
 stage score in_image light "" score --input "$out/extracted.parquet" --output "$out/metrics.json"
 
 printf '\npipeline: metrics in %s/metrics.json\n' "$out"

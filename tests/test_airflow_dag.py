@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from mmbatch.benchmarks.registry import benchmark_names
 from mmbatch.cli import build_parser
 from mmbatch.infer.outputs import shard_output_path
 from mmbatch.shards import Shard
@@ -68,7 +69,16 @@ def test_task_graph(report: dict[str, Any]) -> None:
     assert report["infer_requests_gpus"] is True  # MMBATCH_GPUS=2 in the probe's environment
     for name in ("prepare", "infer", "merge", "extract", "score"):
         assert tasks[name]["docker"] is True
+    for name in ("prepare", "infer", "merge", "score"):
         assert tasks[name]["image"] == ("mmbatch:full" if name == "infer" else "mmbatch:light")
+    # extract's image is planned per run: the full one (CLIP) for SEED-Bench-2's image-generation rows.
+    assert tasks["extract"]["image"] == {"planned": "extract_image"}
+    assert report["runs"]["4"]["plan"]["extract_image"] == "mmbatch:light"
+
+
+def test_the_dag_offers_every_benchmark_mmbatch_has(report: dict[str, Any]) -> None:
+    """The DAG cannot import mmbatch (Airflow's own environment): its list must follow the registry's."""
+    assert report["benchmark_choices"] == list(benchmark_names())
 
 
 def test_exit_3_skips_and_the_next_stage_still_runs(report: dict[str, Any]) -> None:
@@ -80,8 +90,9 @@ def test_exit_3_skips_and_the_next_stage_still_runs(report: dict[str, Any]) -> N
 
 
 def test_judge_key_goes_through_private_environment_only(report: dict[str, Any]) -> None:
-    assert SECRET not in json.dumps(report["extract_environment"]), "templated fields are rendered and stored"
-    assert "OPENAI_API_KEY" not in (report["extract_environment"] or {})
+    assert report["extract_environment"] == {"planned": "environment"}
+    for planned in report["runs"].values():
+        assert "OPENAI_API_KEY" not in planned["plan"]["environment"], "templated fields are rendered and stored"
     assert report["extract_judge_environment"] == {"OPENAI_API_KEY": SECRET}
     assert SECRET not in json.dumps(report["runs"]), "no key in any planned command or environment"
 

@@ -13,11 +13,19 @@ Copy this file into your ``dags/`` folder and set, in the scheduler's environmen
 - ``MMBATCH_HOST_DATA``: the host folder mounted at ``/data`` (benchmark files under ``inputs/``, runs under ``runs/``);
 - ``MMBATCH_IMAGE_LIGHT`` / ``MMBATCH_IMAGE_FULL``: the image tags (default ``mmbatch:light`` / ``mmbatch:full``);
 - ``MMBATCH_GPUS``: GPUs per Docker host; shard K runs on GPU ``K % MMBATCH_GPUS`` through ``CUDA_VISIBLE_DEVICES``
-  (``0``: no GPU is requested, for workers that only call a vLLM server with ``backend=openai``).
+  (``0``: no GPU is requested, for workers that only call a vLLM server with ``backend=openai``);
+- any other ``MMBATCH_*`` variable (``MMBATCH_BATCH_SIZE``...): every container gets it, as every stage reads it;
+  ``MMBATCH_JUDGE_MODEL`` and ``MMBATCH_JUDGE_BASE_URL`` are the defaults of the ``judge_model`` and
+  ``judge_base_url`` params; ``MMBATCH_DATA`` (a host folder: ``mmbatch fetch``'s files, read when ``input`` is
+  empty) is mounted at ``/mmbatch-data``. The judge's key is never one of them (see below).
 
 and create one Airflow pool of one slot per GPU, so that two shards never share a GPU (shard K takes a slot of
 ``mmbatch_gpu_<K % MMBATCH_GPUS>``; the others wait for it): ``airflow pools set mmbatch_gpu_0 1 "mmbatch GPU 0"``,
 and so on up to ``mmbatch_gpu_<MMBATCH_GPUS - 1>``.
+
+The benchmark's media files (SEED-Bench's images and videos) lie under ``<MMBATCH_HOST_DATA>/inputs/`` too:
+the ``media_root`` param names their folder there, and prepare, infer and extract read them from it. SEED-Bench-2's
+extract runs in the full image, which holds the CLIP model its image-generation rows are decided by.
 
 Exit status 3 (finished, some rows failed: they are in the file with an ``error``) leaves an infer shard or extract
 *skipped*, not failed, and the next stage still runs, as ``examples/pipeline.sh`` goes on; clear the skipped task to
@@ -42,10 +50,25 @@ HOST_DATA = os.environ.get("MMBATCH_HOST_DATA", "/srv/mmbatch")
 IMAGE_LIGHT = os.environ.get("MMBATCH_IMAGE_LIGHT", "mmbatch:light")
 IMAGE_FULL = os.environ.get("MMBATCH_IMAGE_FULL", "mmbatch:full")
 GPUS_PER_HOST = int(os.environ.get("MMBATCH_GPUS", "1"))
+FETCHED_DATA = os.environ.get("MMBATCH_DATA", "")
+FETCHED_DATA_TARGET = "/mmbatch-data"
+
+DAG_VARIABLES = {"MMBATCH_HOST_DATA", "MMBATCH_IMAGE_LIGHT", "MMBATCH_IMAGE_FULL", "MMBATCH_GPUS", "MMBATCH_DATA"}
+"""The ``MMBATCH_*`` variables that configure this DAG itself, not a stage."""
+SECRET_VARIABLES = {"MMBATCH_JUDGE_API_KEY"}
+"""Never in a container's ``environment``: Airflow renders and stores it (the key goes through
+``private_environment``)."""
+BENCHMARKS = ["mmbench", "ccbench", "mme", "seedbench", "seedbench2", "pope", "mmstar", "hallusionbench", "ai2d",
+              "realworldqa", "scienceqa", "aokvqa", "mmtbench", "blink", "textvqa", "chartqa", "ocrvqa", "ocrbench",
+              "docvqa", "infovqa", "gqa", "mathvista", "mmvet", "llavabench", "mmmu"]
+"""Every benchmark of ``mmbatch list`` (this file cannot import mmbatch: it runs in Airflow's environment)."""
+CLIP_BENCHMARKS = {"seedbench2"}
+"""Benchmarks whose extract may decide rows with a CLIP model (SEED-Bench-2's image generation): the full image."""
 
 MOUNTS = [
     Mount(source=HOST_DATA, target="/data", type="bind"),
     Mount(source="mmbatch-hf-cache", target="/hf-cache", type="volume"),
+    *([Mount(source=FETCHED_DATA, target=FETCHED_DATA_TARGET, type="bind")] if FETCHED_DATA else []),
 ]
 COMMON: dict[str, Any] = {
     "mounts": MOUNTS,
@@ -68,8 +91,19 @@ class JudgeDockerOperator(DockerOperator):
         return {"OPENAI_API_KEY": key} if key else {}
 
     def execute(self, context: Any) -> Any:
-        self.private_environment = {**(self.private_environment or {}), **self.judge_environment()}
+        # DockerOperator keeps its private_environment argument as `_private_environment` (provider 4.6.1, pinned).
+        self._private_environment = {**self._private_environment, **self.judge_environment()}
         return super().execute(context)
+
+
+def stage_environment() -> dict[str, str]:
+    """The ``MMBATCH_*`` variables of this worker that every stage reads (neither the DAG's own nor a secret), and
+    ``MMBATCH_DATA`` as the containers see the fetched data folder."""
+    environment = {key: value for key, value in sorted(os.environ.items())
+                   if key.startswith("MMBATCH_") and key not in DAG_VARIABLES | SECRET_VARIABLES}
+    if FETCHED_DATA:
+        environment["MMBATCH_DATA"] = FETCHED_DATA_TARGET
+    return environment
 
 
 def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -77,12 +111,16 @@ def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
 
     Args:
         run_dir: the run's folder inside the container (under ``/data``).
-        params: the DAG run's params (benchmark, input, backend, model, base_url, num_shards, judge_model).
+        params: the DAG run's params (benchmark, input, media_root, backend, model, base_url, num_shards,
+            judge_model, judge_base_url).
 
     Returns:
         ``prepare``, ``merge``, ``extract`` and ``score`` commands (argument lists), ``infer_shards`` (one
-        ``{"command": [...], "environment": {...}, "pool": ...}`` per shard, for ``expand_kwargs``) and ``metrics``
-        (the final file's path).
+        ``{"command": [...], "environment": {...}, "pool": ...}`` per shard, for ``expand_kwargs``), ``environment``
+        (every other stage's), ``extract_image`` and ``metrics`` (the final file's path).
+
+    Raises:
+        ValueError: ``judge_base_url`` without ``judge_model``.
     """
     n = int(params["num_shards"])
     prepared = f"{run_dir}/prepared.parquet"
@@ -93,25 +131,34 @@ def stage_commands(run_dir: str, params: dict[str, Any]) -> dict[str, Any]:
     if params.get("base_url"):
         model += ["--base-url", params["base_url"], "--concurrency", str(params["concurrency"])]
     judge = ["--judge-model", params["judge_model"]] if params.get("judge_model") else ["--no-judge"]
+    if params.get("judge_base_url"):
+        if not params.get("judge_model"):
+            raise ValueError("judge_base_url is set but judge_model is not: name the model the judge server serves")
+        judge += ["--judge-base-url", params["judge_base_url"]]
+    # Media files (SEED-Bench's image_path/video_path rows, SEED-Bench-2's option pictures): prepare checks them,
+    # infer and extract read them, each only under the folder named here.
+    media = ["--media-root", f"/data/inputs/{params['media_root']}"] if params.get("media_root") else []
+    source = ["--input", f"/data/inputs/{params['input']}"] if params.get("input") else []
     return {
-        "prepare": ["prepare", "--benchmark", params["benchmark"], "--input", f"/data/inputs/{params['input']}",
-                    "--output", prepared],
+        "prepare": ["prepare", "--benchmark", params["benchmark"], *source, *media, "--output", prepared],
         "infer_shards": [
-            {"command": ["infer", "--input", prepared, "--output", predictions, *model, "--shard", f"{k}/{n}"],
+            {"command": ["infer", "--input", prepared, "--output", predictions, *model, *media, "--shard", f"{k}/{n}"],
              "environment": shard_environment(k, offline=bool(params.get("hf_hub_offline", True))),
              "pool": shard_pool(k)}
             for k in range(n)
         ],
         "merge": ["merge", "--output", predictions, *shard_files],
-        "extract": ["extract", "--input", predictions, "--output", extracted, *judge],
+        "extract": ["extract", "--input", predictions, "--output", extracted, *judge, *media],
+        "extract_image": IMAGE_FULL if params["benchmark"] in CLIP_BENCHMARKS else IMAGE_LIGHT,
         "score": ["score", "--input", extracted, "--output", f"{run_dir}/metrics.json"],
+        "environment": stage_environment(),
         "metrics": f"{run_dir}/metrics.json",
     }
 
 
 def shard_environment(k: int, *, offline: bool) -> dict[str, str]:
     """Shard ``k``'s container environment: its GPU on a multi-GPU host, and whether the Hub may be reached."""
-    environment = {"HF_HUB_OFFLINE": "1" if offline else "0"}
+    environment = {**stage_environment(), "HF_HUB_OFFLINE": "1" if offline else "0"}
     if GPUS_PER_HOST > 0:
         environment["CUDA_VISIBLE_DEVICES"] = str(k % GPUS_PER_HOST)
     return environment
@@ -134,14 +181,22 @@ def run_folder(run_id: str) -> str:
     catchup=False,
     tags=["mmbatch", "evaluation"],
     params={
-        "benchmark": Param("mmbench", enum=["mmbench", "mme", "seedbench", "seedbench2"]),
-        "input": Param("MMBench_DEV_EN.tsv", type="string", description="benchmark file under <data>/inputs/"),
+        "benchmark": Param("mmbench", enum=BENCHMARKS),
+        "input": Param("MMBench_DEV_EN.tsv", type="string",
+                       description="benchmark file under <data>/inputs/; empty: the file `mmbatch fetch` put in "
+                                   "MMBATCH_DATA"),
+        "media_root": Param("", type="string",
+                            description="the folder of the benchmark's media files under <data>/inputs/ "
+                                        "(SEED-Bench's images and videos); empty: none"),
         "backend": Param("hf", enum=["hf", "openai", "echo"]),
         "model": Param("llava-hf/llava-1.5-7b-hf", type="string"),
         "base_url": Param("", type="string", description="an OpenAI-compatible server (vLLM); empty for hf"),
         "concurrency": Param(64, type="integer", minimum=1),
         "num_shards": Param(4, type="integer", minimum=1, description="one infer task (and GPU) per shard"),
-        "judge_model": Param("", type="string", description="empty: official rules only (--no-judge)"),
+        "judge_model": Param(os.environ.get("MMBATCH_JUDGE_MODEL", ""), type="string",
+                             description="empty: official rules only (--no-judge)"),
+        "judge_base_url": Param(os.environ.get("MMBATCH_JUDGE_BASE_URL", ""), type="string",
+                                description="the judge's OpenAI-compatible server; empty: the official API"),
         "hf_hub_offline": Param(True, type="boolean",
                                 description="load the model from the hf-cache volume only (fill it first)"),
     },
@@ -162,7 +217,9 @@ def mmbatch_eval() -> None:
         return stage_commands(run_folder(run_id), params)["infer_shards"]
 
     commands = plan()
-    prepare = DockerOperator(task_id="prepare", image=IMAGE_LIGHT, command=commands["prepare"], **COMMON)
+    environment = commands["environment"]
+    prepare = DockerOperator(task_id="prepare", image=IMAGE_LIGHT, command=commands["prepare"],
+                             environment=environment, **COMMON)
     infer = DockerOperator.partial(
         task_id="infer",
         image=IMAGE_FULL,
@@ -174,11 +231,11 @@ def mmbatch_eval() -> None:
     ).expand_kwargs(plan_shards())
     # none_failed: a shard skipped for exit 3 wrote its whole file (failed rows carry an `error`), so merge goes on.
     merge = DockerOperator(task_id="merge", image=IMAGE_LIGHT, command=commands["merge"], trigger_rule="none_failed",
-                           **COMMON)
-    extract = JudgeDockerOperator(task_id="extract", image=IMAGE_LIGHT, command=commands["extract"],
-                                  skip_on_exit_code=ROWS_FAILED, **COMMON)
+                           environment=environment, **COMMON)
+    extract = JudgeDockerOperator(task_id="extract", image=commands["extract_image"], command=commands["extract"],
+                                  environment=environment, skip_on_exit_code=ROWS_FAILED, **COMMON)
     score = DockerOperator(task_id="score", image=IMAGE_LIGHT, command=commands["score"], trigger_rule="none_failed",
-                           **COMMON)
+                           environment=environment, **COMMON)
     commands >> prepare >> infer >> merge >> extract >> score
 
 

@@ -32,7 +32,7 @@ def main(dag_folder: str, shard_counts: list[int]) -> dict[str, Any]:
             "mapped": mapped,
             "operator": operator.__name__,
             "docker": isinstance(operator, type) and issubclass(operator, DockerOperator),
-            "image": task.partial_kwargs.get("image") if mapped else getattr(task, "image", None),
+            "image": _planned(task.partial_kwargs.get("image") if mapped else getattr(task, "image", None)),
             "trigger_rule": getattr(rule := task.partial_kwargs.get("trigger_rule", "all_success"), "value", rule)
             if mapped else getattr(task.trigger_rule, "value", task.trigger_rule),
             "skip_on_exit_code": task.partial_kwargs.get("skip_on_exit_code") if mapped
@@ -42,7 +42,7 @@ def main(dag_folder: str, shard_counts: list[int]) -> dict[str, Any]:
     report["infer_expands_over"] = infer.expand_input.value.operator.task_id
     report["infer_requests_gpus"] = bool(infer.partial_kwargs.get("device_requests"))
     extract = dag.get_task("extract")
-    report["extract_environment"] = extract.environment
+    report["extract_environment"] = _planned(extract.environment)
     report["extract_judge_environment"] = extract.judge_environment()  # the Variable comes from AIRFLOW_VAR_*
 
     report["runs"] = {}
@@ -60,7 +60,17 @@ def main(dag_folder: str, shard_counts: list[int]) -> dict[str, Any]:
                                for op in operators],
         }
     report["params"] = {key: dag.params[key] for key in dag.params}
+    report["benchmark_choices"] = dag.params.get_param("benchmark").schema.get("enum")
     return report
+
+
+def _planned(value: Any) -> Any:
+    """A task argument as JSON: the value itself, or ``{"planned": KEY}`` for one that ``plan`` decides per run."""
+    from airflow.sdk.definitions.xcom_arg import XComArg
+
+    if isinstance(value, XComArg):
+        return {"planned": getattr(value, "key", None)}
+    return value
 
 
 if __name__ == "__main__":

@@ -44,6 +44,10 @@ class Container:
     """Env name -> its literal value, or the ``valueFrom`` mapping."""
     mounts: list[str]
     """The container's ``mountPath``s."""
+    command: list[str] | None = None
+    """The container's ``command`` (None: the image's entrypoint, ``mmbatch``)."""
+    settings: tuple[str, ...] = ()
+    """The ConfigMaps whose keys become the container's environment (``envFrom``)."""
 
 
 def kubernetes_documents() -> list[dict[str, Any]]:
@@ -66,7 +70,10 @@ def containers(job: dict[str, Any]) -> list[Container]:
     for spec in [*pod.get("initContainers", []), *pod["containers"]]:
         env = {item["name"]: item.get("value", item.get("valueFrom")) for item in spec.get("env", [])}
         mounts = [mount["mountPath"] for mount in spec.get("volumeMounts", [])]
-        found.append(Container(job["metadata"]["name"], spec["name"], spec["image"], list(spec["args"]), env, mounts))
+        settings = tuple(source["configMapRef"]["name"] for source in spec.get("envFrom", [])
+                         if "configMapRef" in source)
+        found.append(Container(job["metadata"]["name"], spec["name"], spec["image"], list(spec["args"]), env, mounts,
+                               spec.get("command"), settings))
     return found
 
 
