@@ -218,13 +218,22 @@ def test_slurm_runs_the_container_from_a_sif_file(tmp_path: Path, monkeypatch: p
             assert not ("apptainer exec" in line and "docker://mmbatch" in line), f"{path.name}: {line}"
 
 
-def fake_tool(folder: Path, name: str, log: Path, *, exit_status: int = 0, output: str = "") -> None:
+def fake_tool(folder: Path, name: str, log: Path, *, exit_status: int = 0, output: str = "",
+              answers_after_steps: int = 0) -> None:
     """A stand-in for ``name`` in ``folder`` (``run_recorded`` puts it on PATH) that records its call like the
-    recorder, prints ``output`` and exits with ``exit_status``."""
+    recorder, prints ``output`` and exits with ``exit_status``. With ``answers_after_steps``, it answers only once that
+    many ``srun`` steps have recorded their start (at most 30 s): a cluster's ``ray status`` is ready when its nodes
+    have started, and the steps, started in the background, must not be ended before they record."""
     folder.mkdir(exist_ok=True)
     tool = folder / name
     tool.write_text(f"""#!{sys.executable}
-import json, os, sys
+import json, os, pathlib, sys, time
+deadline = time.monotonic() + 30
+while time.monotonic() < deadline and {answers_after_steps} and sys.argv[1:2] == ["status"]:
+    found = pathlib.Path({str(log)!r}).read_text() if pathlib.Path({str(log)!r}).exists() else ""
+    if found.count('"tool": "srun"') >= {answers_after_steps}:
+        break
+    time.sleep(0.05)
 with open({str(log)!r}, "a") as log:
     log.write(json.dumps({{"tool": {name!r}, "argv": sys.argv[1:], "env": dict(os.environ)}}) + "\\n")
 print({output!r})
@@ -297,8 +306,8 @@ sys.exit({infer_status} if sys.argv[1] == "infer" else 0)
 def test_slurm_ray_recipe_starts_a_cluster_over_the_nodes_and_infers_on_it(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "calls.log"
-    for name in ("srun", "ray"):
-        fake_tool(tmp_path / "bin", name, log)
+    fake_tool(tmp_path / "bin", "srun", log)
+    fake_tool(tmp_path / "bin", "ray", log, answers_after_steps=3)
     fake_tool(tmp_path / "bin", "scontrol", log, output="gpu-node-1\ngpu-node-2\ngpu-node-3")
     env = {"RUN_DIR": "/scratch/run", "HEAD_IP": "10.1.2.3", "SLURM_JOB_NODELIST": "gpu-node-[1-3]",
            "SLURM_JOB_NUM_NODES": "3", "SLURM_CPUS_PER_TASK": "32"}
