@@ -142,5 +142,9 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
     TestedFamily("LFM2-VL", "Lfm2VlForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
                  "torchvision environment; likelihood: full pass per option, no group sharing (convolution layers)",
                  "not compared (torchvision environment)"),
+    TestedFamily("Molmo2", "Molmo2ForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
+                 "torchvision environment; the published chat template refuses a system turn (`--system-prompt` "
+                 "tested on a template that writes one)",
+                 "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""
