@@ -1,7 +1,8 @@
 """The families whose image processors exist only in transformers' torchvision build (Llama 4, Cohere2-Vision,
-LFM2-VL) pass the architecture matrix's assertions, run by ``tests/test_family_matrix.py`` in the test environment
-that has torchvision (``make torchvision-env``: this Python's packages plus torchvision 0.28.0 installed without its
-dependencies, its nms fake registrations made conditional by ``tests/support/patch_torchvision_cpu.py``)."""
+LFM2-VL, Molmo2, Kimi-K2.5) pass the architecture matrix's assertions, run by ``tests/test_family_matrix.py`` in the
+test environment that has torchvision (``make torchvision-env``: this Python's packages plus torchvision 0.28.0
+installed without its dependencies, its nms fake registrations made conditional by
+``tests/support/patch_torchvision_cpu.py``)."""
 
 from __future__ import annotations
 

@@ -142,5 +142,13 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
     TestedFamily("LFM2-VL", "Lfm2VlForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
                  "torchvision environment; likelihood: full pass per option, no group sharing (convolution layers)",
                  "not compared (torchvision environment)"),
+    TestedFamily("Molmo2", "Molmo2ForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
+                 "torchvision environment; the published chat template refuses a system turn (`--system-prompt` "
+                 "tested on a template that writes one)",
+                 "not compared (torchvision environment)"),
+    TestedFamily("Kimi-K2.5", "Kimi_K25ForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
+                 "torchvision environment; DeepSeek-V3 text model: latent attention, routed and shared experts after "
+                 "a dense first layer",
+                 "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""

@@ -89,6 +89,8 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("Llama 4", "llama4", "build_llama4", needs_torchvision=True),
     Family("Cohere2-Vision", "cohere2_vision", "build_cohere2_vision", needs_torchvision=True),
     Family("LFM2-VL", "lfm2_vl", "build_lfm2_vl", needs_torchvision=True),
+    Family("Molmo2", "molmo2", "build_molmo2", needs_torchvision=True),
+    Family("Kimi-K2.5", "kimi_k25", "build_kimi_k25", needs_torchvision=True),
 ]}
 """Every family of the matrix, by name."""
 
