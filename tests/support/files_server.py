@@ -9,11 +9,12 @@ completes. Every request is recorded with its ``Range`` header.
 from __future__ import annotations
 
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.support.background_server import BackgroundServer
 
 
-class FilesServer:
+class FilesServer(BackgroundServer):
     """The server, on a free port, in a background thread; a context manager."""
 
     def __init__(self, files: dict[str, bytes], *, cut_first: dict[str, int] | None = None) -> None:
@@ -21,23 +22,11 @@ class FilesServer:
         self.cut_first = dict(cut_first or {})
         self.requests: list[tuple[str, str | None]] = []
         """(path, Range header) of every request, in order."""
-        self.lock = threading.Lock()
-        handler = type("Handler", (_Handler,), {"state": self})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(_Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def __enter__(self) -> FilesServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return self.origin
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from dataclasses import dataclass
 from email.parser import BytesParser
 from email.policy import HTTP
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.background_server import BackgroundServer
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class ImageCall:
     """Uploaded pictures (edits), in order."""
 
 
-class ImagesServer:
+class ImagesServer(BackgroundServer):
     """The server, on a free port, in a background thread; a context manager."""
 
     def __init__(self, pictures: dict[str, bytes], *, model: str = "image-model", fail_first: int = 0) -> None:
@@ -37,23 +38,11 @@ class ImagesServer:
         self.model = model
         self.fail_first = fail_first
         self.calls: list[ImageCall] = []
-        self.lock = threading.Lock()
-        handler = type("Handler", (_Handler,), {"state": self})
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        super().__init__(_Handler)
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> ImagesServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        return f"{self.origin}/v1"
 
 
 class _Handler(BaseHTTPRequestHandler):
