@@ -176,6 +176,31 @@ def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava
     same_rows(output, local_output)
 
 
+def test_a_killed_actors_retried_chunk_is_counted_once(ray_cluster: str, tiny_llava: Path, prepared: Path,
+                                                       local_file: Path, local_output: pl.DataFrame,
+                                                       tmp_path: Path) -> None:
+    """SIGKILL the actor mid-chunk and let the run finish: Ray retries the chunk on a new actor and drops the outputs
+    the lost attempt had returned; the file and the recorded row counts are the local run's (each committed result
+    list counted once, not the two actors' running totals added up)."""
+    output = tmp_path / "predictions.parquet"
+    log = tmp_path / "driver.log"
+    command = [sys.executable, "-m", "mmbatch", *infer_args(tiny_llava, prepared, output, *ray_args(ray_cluster))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    with log.open("w") as sink:
+        driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=REPO_ROOT)
+        try:
+            wait_for_commits(output, 2, driver, log)  # the first chunk's first result list is in, the chunk is not
+            actor_process().send_signal(signal.SIGKILL)
+            assert driver.wait(timeout=600) == 3, log.read_text()[-3000:]  # the broken image, as locally
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.wait()
+    assert "infer: retrying" in log.read_text()
+    same_rows(output, local_output)
+    assert read_metadata(output)["infer"]["row_counts"] == read_metadata(local_file)["infer"]["row_counts"]
+
+
 def test_without_ray_exit_2_with_the_install_command(tiny_llava: Path, prepared: Path, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,6 +30,7 @@ from mmbatch.infer.outputs import (
     shard_output_path,
 )
 from mmbatch.infer.requests import RequestBuilder, default_media_root
+from mmbatch.infer.row_counts import counts_since
 from mmbatch.infer.runner import plan_chunks, prefetched_chunks, run_chunk
 from mmbatch.infer.settings import InferOptions, file_fingerprint, recorded_option, resume_settings, run_settings
 from mmbatch.infer.summary import MAX_FAILED_SHOWN, InferSummary
@@ -143,20 +144,6 @@ def run_infer(options: InferOptions, *, backends: BackendSource | None = None) -
     )
 
 
-def counts_since(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
-    """``now`` minus ``before``, number by number through nested dicts (what a backend counted since ``before``)."""
-    since: dict[str, Any] = {}
-    for key, value in now.items():
-        earlier = before.get(key)
-        if isinstance(value, dict):
-            since[key] = counts_since(value, earlier if isinstance(earlier, dict) else {})
-        elif isinstance(value, int | float) and not isinstance(value, bool) and isinstance(earlier, int | float):
-            since[key] = value - earlier
-        else:
-            since[key] = value
-    return since
-
-
 def _refuse_unscorable_rows(backend: Backend, todo: pl.DataFrame) -> None:
     """Refuse the run before any row when it has likelihood rows the backend cannot score (exit status 2).
 
@@ -240,7 +227,7 @@ def _run_on_ray(options: InferOptions, table: Table, todo: pl.DataFrame, journal
     if run.retried:
         _say(f"infer: {len(run.retried)} rows were retried after a Ray worker was lost (listed above)")
     assert run.backend_settings is not None  # every row to run came back with the settings of its actor
-    return run.backend_settings, commit.tokens, run.summed_counts()
+    return run.backend_settings, commit.tokens, run.row_counts
 
 
 def _record_backend_settings(journal: RowJournal, settings: dict[str, Any]) -> None:

@@ -36,6 +36,7 @@ from mmbatch.infer.on_ray.work import (
     DecodeSettings,
     decode_chunks,
 )
+from mmbatch.infer.row_counts import counts_added
 from mmbatch.infer.runner import plan_chunks
 from mmbatch.infer.settings import InferOptions
 from mmbatch.media import MAX_REFERENCE_LENGTH, reference_index
@@ -52,17 +53,10 @@ class RayRun:
 
     backend_settings: dict[str, Any] | None = None
     """The backend's settings, from the first result list (None when no row ran)."""
-    row_counts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """The latest counts of each actor's backend, by worker."""
+    row_counts: dict[str, Any] = field(default_factory=dict)
+    """The backends' counts over the result lists committed (what one process running the rows once counts)."""
     retried: list[int] = field(default_factory=list)
     """Rows run again because the worker that had them was lost."""
-
-    def summed_counts(self) -> dict[str, Any]:
-        """The counts of every actor added up (what one process running all rows would have counted)."""
-        total: dict[str, Any] = {}
-        for counts in self.row_counts.values():
-            total = _added(total, counts)
-        return total
 
 
 def run_on_ray(options: InferOptions, prepared: pl.DataFrame, todo: pl.DataFrame, media_root: Path, *,
@@ -168,6 +162,7 @@ class _Receiver:
         self.commit, self.on_settings, self.say = commit, on_settings, say
         self.chunk_rows = {number: frame["index"].to_list() for number, (_, frame) in enumerate(plan)}
         self.committed: dict[int, set[int]] = {}
+        self.committed_anywhere: set[int] = set()
         self.retried_chunks: set[int] = set()
 
     def __call__(self, number: int, output: ActorOutput) -> None:
@@ -185,9 +180,16 @@ class _Receiver:
             self.run.retried.extend(again)
             self.say(f"infer: retrying {len(again)} rows of chunk {number} on {output.worker}: the worker that had "
                      f"them ({output.lost_attempt}) was lost before committing them; index {_listed(again)}")
-        self.run.row_counts[output.worker] = output.row_counts
+        # A result list whose rows are all committed already is a chunk that Ray ran again and delivered twice
+        # (lineage reconstruction re-executes a task on a live actor): the journal keeps one copy, and its counts
+        # are not added again. Counts travel with their result list, so a list that Ray drops (a retried
+        # generator's outputs that the lost attempt had returned) takes its counts with it.
+        if self.committed_anywhere.issuperset(result.index for result in output.results):
+            return
+        self.run.row_counts = counts_added(self.run.row_counts, output.row_counts)
         self.commit(output.results)
         done.update(result.index for result in output.results)
+        self.committed_anywhere.update(result.index for result in output.results)
 
 
 def _dataset(ray: Any, items: list[dict[str, Any]], options: InferOptions, media_root: Path, gpus: float,
@@ -252,21 +254,3 @@ def _mmbatch_cause(exc: BaseException) -> MmbatchError | None:
             return current
         pending += [current.__cause__, current.__context__, getattr(current, "cause", None)]
     return None
-
-
-def _added(total: dict[str, Any], counts: dict[str, Any]) -> dict[str, Any]:
-    """``total`` with the numbers of ``counts`` added (nested dicts added key by key; anything else replaced)."""
-    merged = dict(total)
-    for key, value in counts.items():
-        before = merged.get(key)
-        if isinstance(value, dict):
-            merged[key] = _added(before if isinstance(before, dict) else {}, value)
-        elif _is_number(value) and _is_number(before):
-            merged[key] = before + value
-        else:
-            merged[key] = value
-    return merged
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -24,6 +24,7 @@ import polars as pl
 
 from mmbatch.backends.base import BATCHES_PER_CHUNK, CountsRows, Result
 from mmbatch.infer.requests import RequestBuilder
+from mmbatch.infer.row_counts import counts_since
 from mmbatch.infer.runner import build_chunk, chunk_results
 from mmbatch.infer.settings import InferOptions
 
@@ -71,7 +72,8 @@ class ActorOutput:
     backend_settings: dict[str, Any]
     """The loaded backend's :meth:`~mmbatch.backends.base.Backend.settings`."""
     row_counts: dict[str, Any] = field(default_factory=dict)
-    """The actor's backend's counts so far (``CountsRows``), or empty."""
+    """What the actor's backend counted (``CountsRows``) while making these results (since its previous output),
+    or empty."""
     lost_attempt: str | None = None
     """Set on the outputs of a chunk that an earlier attempt started and never finished: that attempt's worker
     (the chunk is a retry)."""
@@ -132,6 +134,10 @@ class BackendActor:
         # once they hold a batch's worth of rows (a batch of hf, 8 single-row results of a server or echo). The
         # grouping depends only on what the backend yields, so a retried attempt groups its outputs the same way.
         self.block_rows = max(options.backend_options().chunk_rows() // BATCHES_PER_CHUNK, 1)
+        # The backend's running totals when the previous output left: each output carries the difference, so the
+        # driver counts exactly the result lists it commits (a running total would count the work of a list that
+        # Ray dropped or delivered twice).
+        self.counted = self._counts()
 
     def __call__(self, batch: dict[str, Any]) -> Iterator[dict[str, list[Any]]]:
         """Answer each chunk of ``batch``, yielding every result list as soon as the backend yields it."""
@@ -157,8 +163,12 @@ class BackendActor:
             ray.get(self.ledger.finish.remote(int(number)))
 
     def _actor_output(self, results: list[Result], lost: str | None) -> ActorOutput:
-        counts = self.backend.row_counts() if isinstance(self.backend, CountsRows) else {}
-        return ActorOutput(results, self.worker, self.settings, counts, lost)
+        now = self._counts()
+        since, self.counted = counts_since(now, self.counted), now
+        return ActorOutput(results, self.worker, self.settings, since, lost)
+
+    def _counts(self) -> dict[str, Any]:
+        return self.backend.row_counts() if isinstance(self.backend, CountsRows) else {}
 
     @staticmethod
     def _output(number: Any, output: ActorOutput) -> dict[str, list[Any]]:
