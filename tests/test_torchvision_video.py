@@ -1,7 +1,7 @@
 """``--video-as video`` and ``--video-as frames`` on the families whose video processor exists only in transformers'
-torchvision build (MiniCPM-V 4.6): the video assertions of ``tests/test_hf_video.py``, run on the matrix's tiny model
-of each family with its own video processor, in the test environment that has torchvision (``make torchvision-env``;
-``tests/test_torchvision_families.py`` runs this module there).
+torchvision build (MiniCPM-V 4.6 and 4.7): the video assertions of ``tests/test_hf_video.py``, run on the matrix's tiny
+model of each family with its own video processor, in the test environment that has torchvision (``make
+torchvision-env``; ``tests/test_torchvision_families.py`` runs this module there).
 
 The assertions are that module's own test functions, imported here: pytest gives them this module's ``video_dir`` and
 ``backends`` fixtures, so they check these families exactly as they check the others:
@@ -40,7 +40,7 @@ __all__ = [
     "test_video_as_frames_gives_the_frames_as_images",
 ]
 
-TORCHVISION_VIDEO_FAMILIES = ["MiniCPM-V 4.6"]
+TORCHVISION_VIDEO_FAMILIES = ["MiniCPM-V 4.6", "MiniCPM-V 4.7"]
 """Matrix families (``tests/support/families``) whose own video processor needs torchvision, tested here."""
 
 TESTS_PER_FAMILY = len(__all__)

@@ -155,5 +155,9 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
                  "torchvision environment (its video processor); Qwen3.5 text model: options continue the "
                  "linear-attention state, no group sharing (linear-attention layers)",
                  "not compared (torchvision environment)"),
+    TestedFamily("MiniCPM-V 4.7", "MiniCPMV4_7ForConditionalGeneration", "yes", "video (default), frames", "yes",
+                 "yes",
+                 "as MiniCPM-V 4.6; canvas M-RoPE: options continue the cache at the model's `rope_deltas`",
+                 "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""
