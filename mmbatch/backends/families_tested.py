@@ -159,5 +159,9 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
                  "yes",
                  "as MiniCPM-V 4.6; canvas M-RoPE: options continue the cache at the model's `rope_deltas`",
                  "not compared (torchvision environment)"),
+    TestedFamily("MiniCPM-OCR", "MiniCPMOcrForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
+                 "torchvision environment; MiniCPM-V 4.6's layout read at `4x` (no window merger); its video input "
+                 "not tested",
+                 "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""

@@ -80,8 +80,27 @@ def build_minicpmv4_7(directory: Path) -> None:
            MiniCPMV4_7ForConditionalGeneration, markers)
 
 
+def build_minicpm_ocr(directory: Path) -> None:
+    """Save a tiny MiniCPM-OCR: MiniCPM-V 4.6's layout read at ``4x`` (the window merger skipped: 4 patches per token,
+    as text-dense pages are read), its own image processor (torchvision only) and input and output embeddings tied."""
+    from transformers import (
+        MiniCPMOcrConfig,
+        MiniCPMOcrForConditionalGeneration,
+        MiniCPMOcrImageProcessor,
+        MiniCPMOcrProcessor,
+        MiniCPMOcrVideoProcessor,
+        MiniCPMOcrVisionConfig,
+    )
+
+    _build(directory, MiniCPMOcrProcessor, MiniCPMOcrConfig, MiniCPMOcrVisionConfig,
+           MiniCPMOcrForConditionalGeneration, {},
+           media_processors=(MiniCPMOcrImageProcessor, MiniCPMOcrVideoProcessor), image_size=None)
+
+
 def _build(directory: Path, processor_class: Any, config_class: Any, vision_class: Any, model_class: Any,
-           markers: dict[str, str]) -> None:
+           markers: dict[str, str], *, media_processors: tuple[Any, Any] | None = None,
+           image_size: int | None = SCALE) -> None:
+    """Build and save one of the MiniCPM models; ``image_size`` None for a configuration without one (MiniCPM-OCR)."""
     import torch
     from transformers import MiniCPMV4_6VideoProcessor
     from transformers.models.minicpmv4_6.image_processing_pil_minicpmv4_6 import MiniCPMV4_6ImageProcessorPil
@@ -90,9 +109,9 @@ def _build(directory: Path, processor_class: Any, config_class: Any, vision_clas
                                  add_bos=False, named=TOKENS)
     sizes = {"patch_size": PATCH, "scale_resolution": SCALE, "max_slice_nums": MAX_SLICES}
     # MiniCPM-V 4.7 uses 4.6's image and video processors (transformers' auto mappings say so).
-    processor = processor_class(image_processor=MiniCPMV4_6ImageProcessorPil(**sizes),
-                                video_processor=MiniCPMV4_6VideoProcessor(**sizes), tokenizer=tokenizer,
-                                chat_template=CHAT_TEMPLATE)
+    image_class, video_class = media_processors or (MiniCPMV4_6ImageProcessorPil, MiniCPMV4_6VideoProcessor)
+    processor = processor_class(image_processor=image_class(**sizes), video_processor=video_class(**sizes),
+                                tokenizer=tokenizer, chat_template=CHAT_TEMPLATE)
     head_dim = max(16, text_width().head_dim)
     text = text_sizes(
         tokenizer, model_type="qwen3_5_text", head_dim=head_dim, layer_types=["linear_attention", "full_attention"],
@@ -102,13 +121,14 @@ def _build(directory: Path, processor_class: Any, config_class: Any, vision_clas
                          "mrope_section": mrope_section(head_dim // 4), "mrope_interleaved": True})
     vision = vision_class(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
                           image_size=2 * SCALE, patch_size=PATCH, insert_layer_id=0, initializer_range=WEIGHT_SCALE)
-    config = config_class(
-        text_config=text, vision_config=vision, insert_layer_id=0, image_size=SCALE,
+    sized = {} if image_size is None else {"image_size": image_size}
+    model_config = config_class(
+        text_config=text, vision_config=vision, insert_layer_id=0, **sized,
         image_token_id=tokenizer.convert_tokens_to_ids(TOKENS["image_token"]),
         video_token_id=tokenizer.convert_tokens_to_ids(TOKENS["video_token"]), initializer_range=WEIGHT_SCALE,
         **{name: single_token(tokenizer, text) for name, text in markers.items()})
     torch.manual_seed(0)
-    finish(model_class(config), processor, directory)
+    finish(model_class(model_config), processor, directory)
 
 
 def single_token(tokenizer: Any, text: str) -> int:
