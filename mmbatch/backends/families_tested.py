@@ -150,5 +150,18 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
                  "torchvision environment; DeepSeek-V3 text model: latent attention, routed and shared experts after "
                  "a dense first layer",
                  "not compared (torchvision environment)"),
+    TestedFamily("MiniCPM-V 4.6", "MiniCPMV4_6ForConditionalGeneration", "yes", "video (default), frames", "yes",
+                 "yes",
+                 "torchvision environment (its video processor); Qwen3.5 text model: options continue the "
+                 "linear-attention state, no group sharing (linear-attention layers)",
+                 "not compared (torchvision environment)"),
+    TestedFamily("MiniCPM-V 4.7", "MiniCPMV4_7ForConditionalGeneration", "yes", "video (default), frames", "yes",
+                 "yes",
+                 "as MiniCPM-V 4.6; canvas M-RoPE: options continue the cache at the model's `rope_deltas`",
+                 "not compared (torchvision environment)"),
+    TestedFamily("MiniCPM-OCR", "MiniCPMOcrForConditionalGeneration", "yes", "frames (default)", "yes", "yes",
+                 "torchvision environment; MiniCPM-V 4.6's layout read at `4x` (no window merger); its video input "
+                 "not tested",
+                 "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""

@@ -51,10 +51,16 @@ def has_multimodal_positions(model: Any) -> bool:
     return False
 
 
+MEDIA_LAYOUT_INPUTS = ("image_grid_thw", "video_grid_thw", "target_sizes", "target_sizes_videos")
+"""Processor outputs from which an M-RoPE model lays out its images' and videos' positions: the patch grids of
+Qwen-VL and GLM-4V (``*_grid_thw``) and of MiniCPM-V 4.7's canvas M-RoPE (``target_sizes*``). A prompt pass with
+one of them gets its positions, and keeps its offsets, from the model itself."""
+
+
 def rope_offsets_holder(model: Any) -> Any | None:
     """The module that computes an M-RoPE model's positions and keeps ``rope_deltas`` after each pass (the inner
-    model of Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5 and GLM-4V); None for a model without M-RoPE or one that keeps no
-    offsets where its ``generate`` reads them."""
+    model of Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5, GLM-4V and MiniCPM-V 4.7); None for a model without M-RoPE or
+    one that keeps no offsets where its ``generate`` reads them."""
     for part in _parts(model):
         if hasattr(part, "get_rope_index") and hasattr(part, "rope_deltas"):
             return part

@@ -21,7 +21,7 @@ from typing import Any
 from mmbatch.backends.base import Request, Result
 from mmbatch.backends.hf.batching import describe_error, free_accelerator_memory
 from mmbatch.backends.hf.boundaries import Continuation, option_continuations
-from mmbatch.backends.hf.cache_reuse import cache_reuse_blocker, rope_offsets_holder
+from mmbatch.backends.hf.cache_reuse import MEDIA_LAYOUT_INPUTS, cache_reuse_blocker, rope_offsets_holder
 from mmbatch.backends.hf.loading import LoadedModel
 from mmbatch.backends.hf.messages import chat_text, encode
 
@@ -157,7 +157,7 @@ def run_prompts(loaded: LoadedModel, inputs: Any) -> PromptPass:
     lengths = mask.sum(dim=1)
     holder = rope_offsets_holder(loaded.model)
     keep = keep_last_logits(loaded.model, 1)
-    if holder is not None and any(name in inputs for name in ("image_grid_thw", "video_grid_thw")):
+    if holder is not None and any(name in inputs for name in MEDIA_LAYOUT_INPUTS):
         # A stale offset from an earlier call must not pass for this prompt's.
         holder.rope_deltas = None
         outputs = loaded.model(**inputs, use_cache=True, **keep)

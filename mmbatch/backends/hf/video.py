@@ -35,6 +35,7 @@ AUTHORS_FEED_VIDEO = frozenset({
     "glm4v", "glm4v_moe",  # GLM-4.1V / 4.5V: video input with timestamps
     "smolvlm",  # SmolVLM2: video input with timestamps
     "gemma4",  # Gemma 4: video input with timestamps
+    "minicpmv4_6", "minicpmv4_7",  # MiniCPM-V 4.6 / 4.7: frames through the video input, as <|video_pad|> tokens
 })
 """``model_type`` of the families whose authors evaluated videos through the processor's video input; the others
 default to frames as images."""

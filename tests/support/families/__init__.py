@@ -91,6 +91,9 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("LFM2-VL", "lfm2_vl", "build_lfm2_vl", needs_torchvision=True),
     Family("Molmo2", "molmo2", "build_molmo2", needs_torchvision=True),
     Family("Kimi-K2.5", "kimi_k25", "build_kimi_k25", needs_torchvision=True),
+    Family("MiniCPM-V 4.6", "minicpm_v", "build_minicpmv4_6", needs_torchvision=True),
+    Family("MiniCPM-V 4.7", "minicpm_v", "build_minicpmv4_7", needs_torchvision=True),
+    Family("MiniCPM-OCR", "minicpm_v", "build_minicpm_ocr", needs_torchvision=True),
 ]}
 """Every family of the matrix, by name."""
 
