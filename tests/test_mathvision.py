@@ -6,6 +6,7 @@ tests/test_mathvision_differential.py."""
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -69,7 +70,11 @@ def test_prefetch_judge_and_the_subject_table(tmp_path: Path) -> None:
                                                      ((1, ROWS[0]["prediction"]), (3, "Hmm."), (5, "It is x."),
                                                       (6, "No idea.")))
     assert {(r.body["max_tokens"], r.body["temperature"]) for r in asked} == {(128, 0)}  # every reply kept
-    frame = read_table(out).frame.sort("index")
+    table = read_table(out)
+    frame = table.frame.sort("index")
+    recorded = table.metadata["extract"]["answer_kinds"]["mathvision"]["libraries"]  # they can change a verdict
+    assert recorded == {name: importlib.metadata.version(name) for name in ("latex2sympy2_extended",
+                                                                            "antlr4-python3-runtime", "sympy")}
     assert frame["extract_method"].to_list() == ["judge", "rule", "judge", "rule", "judge", "judge"]
     assert frame["extracted"].to_list() == ["\\frac{1}{2}", "C", "B", "7", "A", "nan"]
     assert frame["score"].to_list() == [1.0, 1.0, 0.0, 1.0, 1.0, 0.0]

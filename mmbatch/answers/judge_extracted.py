@@ -66,6 +66,9 @@ class JudgeExtractedKind:
     """An extracted answer is right or wrong."""
     options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """None: the kind reads no ``--kind-option``."""
+    libraries: tuple[str, ...] = ()
+    """Packages whose installed versions can change the rules' verdicts (MathVision's latex2sympy2_extended and
+    sympy): recorded with the kind, so a rerun under other versions is not resumed silently."""
 
     @property
     def score_columns(self) -> tuple[str, ...]:

@@ -133,5 +133,6 @@ MATHVISION_JUDGE = JudgeSpec(
     parse=parse_reply, max_tokens=MAX_TOKENS, choices=row_choices)
 """VLMEvalKit's MathVision judge: its extraction prompt, five tries at rising temperatures, 128 tokens."""
 
-ANSWERS = JudgeExtractedKind(rules=MathVisionRules(), judge=MATHVISION_JUDGE)
+ANSWERS = JudgeExtractedKind(rules=MathVisionRules(), judge=MATHVISION_JUDGE,
+                             libraries=("latex2sympy2_extended", "antlr4-python3-runtime", "sympy"))
 """The kind ``mathvision`` declares."""
