@@ -149,3 +149,30 @@ def test_llava_bench_reviews_without_reference_answers(tmp_path: Path) -> None:
     assert _extract(tmp_path, "--no-judge") == 0
     out = read_table(tmp_path / "x.parquet").frame.row(0, named=True)
     assert (out["extract_method"], out["score"], out["judge_raw"]) == ("unmatched", None, None)
+
+
+# (prediction, answer, choices, category, VLMEvalKit's res, its log): MATH_V_auxeval's outputs
+MATHVISION = [
+    ("7", "7", "[]", "algebra", "7", "Prefetch succeed"),
+    ("So it is one half.", "0.5", "[]", "algebra", "\\frac{1}{2}", "Succeed"),
+    ("I think (C).", "C", "['1', '2', '3', '4', '5']", "arithmetic", "C", "Prefetch succeed"),
+    ("Hmm.", "D", "['1', '2', '3', '4', '5']", "arithmetic", "The answer is (B)", "Succeed"),
+    ("No idea.", "3", "[]", "algebra", "", FAILED),
+]
+
+
+def test_mathvision_judge_answers_are_read_and_compared_by_is_equal(tmp_path: Path) -> None:
+    """VLMEvalKit's MathVision judged file: its ``res`` is compared as ``MATH_V_acc`` compares it (hits 1, 2, 3)."""
+    frame = pl.DataFrame({
+        "index": list(range(1, len(MATHVISION) + 1)), "question": ["Which?"] * len(MATHVISION),
+        "prediction": [r[0] for r in MATHVISION], "answer": [r[1] for r in MATHVISION],
+        "choices": [r[2] for r in MATHVISION], "category": [r[3] for r in MATHVISION],
+        "res": [r[4] for r in MATHVISION], "log": [r[5] for r in MATHVISION],
+    })
+    source = tmp_path / "m_MathVision_MINI_gpt-4o-mini.tsv"
+    frame.write_csv(source, separator="\t")
+    assert _extract(tmp_path, "--stored-verdicts", *UNREACHABLE, source=source) == 0
+    out = read_table(tmp_path / "x.parquet").frame.sort("index")
+    assert out["benchmark"].unique().to_list() == ["mathvision"]
+    assert out["extract_method"].to_list() == ["rule", "judge", "rule", "judge", "unmatched"]
+    assert out["score"].to_list() == [1.0, 1.0, 1.0, 0.0, 0.0]

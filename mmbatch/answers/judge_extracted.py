@@ -23,6 +23,12 @@ from mmbatch.errors import BadInputError
 NO_JUDGE_NOTE = "the rules extracted no answer (--no-judge)"
 
 
+class RuleFailure(Exception):
+    """Raised by a benchmark's rules for a row they cannot decide without guessing: in ``prefetch``, the row fails
+    (``extract_method`` ``error``) with the message as its note; in ``is_right``, ``extract`` stops with exit 2
+    naming the row."""
+
+
 class ExtractionRules(Protocol):
     """A benchmark's rules for the judge-extracted kind; ``row`` maps column names to cells."""
 
@@ -60,6 +66,9 @@ class JudgeExtractedKind:
     """An extracted answer is right or wrong."""
     options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """None: the kind reads no ``--kind-option``."""
+    libraries: tuple[str, ...] = ()
+    """Packages whose installed versions can change the rules' verdicts (MathVision's latex2sympy2_extended and
+    sympy): recorded with the kind, so a rerun under other versions is not resumed silently."""
 
     @property
     def score_columns(self) -> tuple[str, ...]:
@@ -85,7 +94,10 @@ class JudgeExtractedKind:
                              for k in keys)
 
         def rule(text: str, reasoning: str | None, *cells: Any) -> Decision:
-            fetched = self.rules.prefetch(text, dict(zip(keys[2:], cells, strict=True)), settings)
+            try:
+                fetched = self.rules.prefetch(text, dict(zip(keys[2:], cells, strict=True)), settings)
+            except RuleFailure as exc:
+                return None, "error", str(exc), False
             if fetched is not None:
                 return fetched, "rule", None, False
             if reasoning == "unclosed":
@@ -102,7 +114,19 @@ class JudgeExtractedKind:
         answer."""
         present = [name for name in ("extracted", "answer", *self.rules.columns) if name in rows.columns]
         cells = rows.select(pl.col(name).cast(pl.String) for name in present)
-        values = pl.Series([float(self.rules.is_right(row.get("extracted"), row))
-                            for row in cells.iter_rows(named=True)], dtype=pl.Float64)
+        decided = rows.select(~has_answer() | failed_rows(rows.columns)).to_series()
+        values = pl.Series([0.0 if skip else self._right(row, index) for row, skip, index in
+                            zip(cells.iter_rows(named=True), decided, self._indices(rows), strict=True)],
+                           dtype=pl.Float64)
         return rows.select(pl.when(~has_answer()).then(None).when(failed_rows(rows.columns)).then(0.0)
                            .otherwise(pl.lit(values)).alias("score")).to_series()
+
+    def _right(self, row: Mapping[str, Any], index: object) -> float:
+        try:
+            return float(self.rules.is_right(row.get("extracted"), row))
+        except RuleFailure as exc:
+            raise BadInputError(str(exc), index=index, column="extracted") from exc
+
+    @staticmethod
+    def _indices(rows: pl.DataFrame) -> list[object]:
+        return rows["index"].to_list() if "index" in rows.columns else [None] * rows.height

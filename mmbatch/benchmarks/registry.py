@@ -42,6 +42,7 @@ DECLARATIONS: tuple[str, ...] = (
     "mmbatch.benchmarks.infovqa:INFOVQA",
     "mmbatch.benchmarks.gqa:GQA",
     "mmbatch.benchmarks.mathvista:MATHVISTA",
+    "mmbatch.benchmarks.mathvision:MATHVISION",
     "mmbatch.benchmarks.mmvet:MMVET",
     "mmbatch.benchmarks.llavabench:LLAVABENCH",
     "mmbatch.benchmarks.mmmu:MMMU",

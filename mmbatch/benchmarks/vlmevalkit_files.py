@@ -54,6 +54,8 @@ FILES: dict[str, tuple[str, str | None]] = {
     "GQA_TestDev_Balanced": (f"{_HOST}/VLMEval/GQA_TestDev_Balanced.tsv", "99b62f22e224d9b2f32dcbe41359d1c9"),
     "OCRBench": (f"{_HOST}/VLMEval/OCRBench.tsv", "e953d98a987cc6e26ef717b61260b778"),
     "MathVista_MINI": (f"{_HOST}/VLMEval/MathVista_MINI.tsv", "f199b98e178e5a2a20e7048f5dcb0464"),
+    "MathVision": (f"{_HOST}/VLMEval/MathVision.tsv", "93f6de14f7916e598aa1b7165589831e"),
+    "MathVision_MINI": (f"{_HOST}/VLMEval/MathVision_MINI.tsv", "060fe4fa5d868987ce179307bd5f8a33"),
     "MMVet": (f"{_HOST}/VLMEval/MMVet.tsv", "748aa6d4aa9d4de798306a63718455e3"),
     "LLaVABench": (f"{_HOST}/VLMEval/LLaVABench.tsv", "d382a093f749a697820d3dadd61c8428"),
     "MMMU_DEV_VAL": (f"{_HOST}/VLMEval/MMMU_DEV_VAL.tsv", "585e8ad75e73f75dcad265dfd0417d64"),

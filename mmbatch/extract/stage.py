@@ -20,6 +20,7 @@ from mmbatch.answers.judge_prompts import template_hash
 from mmbatch.answers.kind import AnswerKind
 from mmbatch.answers.letters import CHOICE_RULES
 from mmbatch.answers.scores import ROW_SCORES, SCORE, row_scores, scores_digest
+from mmbatch.backends.library_versions import installed_versions
 from mmbatch.benchmarks.registry import answer_kinds
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.extract.clip_phase import decide_by_clip
@@ -243,8 +244,9 @@ def judge_tries(kinds: dict[str, AnswerKind]) -> dict[str, list[float]]:
 
 def kinds_record(kinds: dict[str, AnswerKind], chosen: tuple[tuple[str, str], ...] = ()
                  ) -> dict[str, dict[str, Any]]:
-    """Each benchmark's answer kind as recorded: its name, version, whether it is binary, its judge's label, and the
-    value of each ``--kind-option`` it reads (``chosen``, else its default: a later default cannot blur the record)."""
+    """Each benchmark's answer kind as recorded: its name, version, whether it is binary, its judge's label, the
+    value of each ``--kind-option`` it reads (``chosen``, else its default: a later default cannot blur the record),
+    and the installed versions of the libraries its rules use (a kind's optional ``libraries``)."""
     given = dict(chosen)
     record: dict[str, dict[str, Any]] = {
         benchmark: {"kind": kind.name, "version": kind.version, "binary": kind.binary,
@@ -253,6 +255,9 @@ def kinds_record(kinds: dict[str, AnswerKind], chosen: tuple[tuple[str, str], ..
     for benchmark, kind in kinds.items():
         if kind.options:
             record[benchmark]["options"] = {name: given.get(name, values[0]) for name, values in kind.options.items()}
+        libraries = getattr(kind, "libraries", ())  # optional: a kind without rules from a library has none
+        if libraries:
+            record[benchmark]["libraries"] = installed_versions(libraries)
     return record
 
 
