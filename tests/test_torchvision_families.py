@@ -1,9 +1,9 @@
 """The families whose image or video processors exist only in transformers' torchvision build (Llama 4, Cohere2-Vision,
-LFM2-VL, Molmo2, Kimi-K2.5, MiniCPM-V 4.6 and 4.7, MiniCPM-OCR) pass the architecture matrix's assertions, run by
-``tests/test_family_matrix.py``, and those with a video input the video assertions of ``tests/test_hf_video.py``, run by
-``tests/test_torchvision_video.py``, in the test environment that has torchvision (``make torchvision-env``: this
-Python's packages plus torchvision 0.28.0 installed without its dependencies, its nms fake registrations made
-conditional by ``tests/support/patch_torchvision_cpu.py``)."""
+LFM2-VL, Molmo2, Kimi-K2.5, MiniCPM-V 4.6 and 4.7, MiniCPM-OCR, Phi-4-multimodal) pass the architecture matrix's
+assertions, run by ``tests/test_family_matrix.py``, and those with a video input the video assertions of
+``tests/test_hf_video.py``, run by ``tests/test_torchvision_video.py``, in the test environment that has torchvision
+(``make torchvision-env``: this Python's packages plus torchvision 0.28.0 installed without its dependencies, its nms
+fake registrations made conditional by ``tests/support/patch_torchvision_cpu.py``)."""
 
 from __future__ import annotations
 
