@@ -163,5 +163,10 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
                  "torchvision environment; MiniCPM-V 4.6's layout read at `4x` (no window merger); its video input "
                  "not tested",
                  "not compared (torchvision environment)"),
+    TestedFamily("Phi-4-multimodal", "Phi4MultimodalForCausalLM", "yes", "frames (default)", "yes", "yes",
+                 "torchvision environment; loaded as a causal LM; its processor's chat template restored from the "
+                 "checkpoint (transformers drops it); image token in its vision configuration; base weights only "
+                 "(the published vision LoRA adapter needs peft)",
+                 "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""

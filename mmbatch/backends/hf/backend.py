@@ -19,7 +19,13 @@ from mmbatch.backends.hf.messages import takes_answer_as_suffix
 from mmbatch.backends.hf.options import HfOptions
 from mmbatch.backends.hf.small_images import too_small_refusal
 from mmbatch.backends.hf.system_turn import AS_TEXT, system_form
-from mmbatch.backends.hf.video import as_model_input, describe, resolve_video_as, untimed_refusal
+from mmbatch.backends.hf.video import (
+    as_model_input,
+    describe,
+    resolve_video_as,
+    stacked_frames_refusal,
+    untimed_refusal,
+)
 
 LIKELIHOOD_SETTINGS = {
     "continuation_join": JOIN_RULE,
@@ -153,7 +159,8 @@ class HFBackend:
     def _model_inputs(self, requests: Sequence[Request]) -> tuple[list[Request], list[Result]]:
         """The rows as the model gets them (with the run's system message; video rows as videos with ``video_as``
         video), and the failed results of rows that cannot be given that way
-        (:func:`~mmbatch.backends.hf.video.untimed_refusal`) or that this model cannot run alone, whatever the
+        (:func:`~mmbatch.backends.hf.video.untimed_refusal`,
+        :func:`~mmbatch.backends.hf.video.stacked_frames_refusal`) or that this model cannot run alone, whatever the
         batch (:func:`~mmbatch.backends.hf.small_images.too_small_refusal`)."""
         loaded = self._model()
         model = loaded.model
@@ -161,7 +168,8 @@ class HFBackend:
         refused: list[Result] = []
         with_system = with_system_prompt(requests, self.options.system_prompt, as_text=self.system_form == AS_TEXT)
         for request in as_model_input(with_system, self.video_as):
-            reason = untimed_refusal(model, request) or too_small_refusal(model, loaded.processor, request)
+            reason = (untimed_refusal(model, request) or stacked_frames_refusal(loaded.processor, request)
+                      or too_small_refusal(model, loaded.processor, request))
             if reason is None:
                 runnable.append(request)
             else:

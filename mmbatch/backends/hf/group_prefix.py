@@ -98,10 +98,15 @@ def split_groups(batch: Sequence[Request]) -> list[list[Request]]:
 
 
 def image_token_ids(loaded: LoadedModel) -> set[int] | None:
-    """The ids of the tokens that stand for image (or video) features; None when the model does not say."""
+    """The ids of the tokens that stand for image (or video, or audio) features; None when the model does not say.
+
+    Most configurations name them at the top; Phi-4-multimodal names them in its vision and audio sub-configurations
+    (``vision_config.image_token_id``)."""
     config = loaded.model.config
-    ids = {getattr(config, name, None)
-           for name in ("image_token_id", "image_token_index", "video_token_id", "video_token_index")}
+    configs = [config, getattr(config, "vision_config", None), getattr(config, "audio_config", None)]
+    ids = {getattr(part, name, None) for part in configs if part is not None
+           for name in ("image_token_id", "image_token_index", "video_token_id", "video_token_index",
+                        "audio_token_id")}
     known = {int(token) for token in ids if isinstance(token, int)}
     return known or None
 

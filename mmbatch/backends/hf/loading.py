@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from mmbatch.backends.hf.dropped_template import checkpoint_chat_template
 from mmbatch.backends.hf.load_settings import Quantization, check_processor_settings, processor_kwargs
 from mmbatch.backends.hf.messages import takes_answer_as_suffix
 from mmbatch.errors import BadInputError
@@ -171,6 +172,9 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BadInputError(f"cannot load model {model_id!r}: {first_line}") from exc
     refuse_encoder_decoder(model, model_id)
+    if getattr(processor, "chat_template", None) is None:
+        processor.chat_template = checkpoint_chat_template(processor, model_id, revision,
+                                                           trust_remote_code=placement.trust_remote_code)
     if getattr(processor, "chat_template", None) is None and not takes_answer_as_suffix(processor):
         # PaliGemma's processor writes its format itself; any other model would get a prompt it was not trained on.
         raise BadInputError(f"model {model_id!r} has no chat template in its processor; mmbatch needs one")

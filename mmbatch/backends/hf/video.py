@@ -124,6 +124,24 @@ def untimed_refusal(model: Any, request: Request) -> str | None:
             "file")
 
 
+def stacked_frames_refusal(processor: Any, request: Request) -> str | None:
+    """Why the row cannot be given as a video to this processor, or None.
+
+    A video processor configured to stack frames (MiniCPM-V 4.6 / 4.7's ``stack_frames`` > 1) samples, besides one
+    frame per second, sub-frames it pastes into one composite image per second, and with frames already sampled
+    (``do_sample_frames=False``, as mmbatch gives them) it takes the last ones given for those sub-frames: the stage's
+    evenly sampled frames would reach the model as composites they are not, a wrong input, so the row fails instead.
+    """
+    if not isinstance(request.images, FramesAsVideo):
+        return None
+    stack = getattr(getattr(processor, "video_processor", None), "stack_frames", None)
+    if not isinstance(stack, int) or stack <= 1:
+        return None
+    return (f"--video-as video: the checkpoint's video processor stacks frames (stack_frames={stack}): it would paste "
+            "the last of the sampled frames into composite images of sub-frames, which they are not; run with "
+            "--video-as frames")
+
+
 def describe(video_as: str) -> str:
     """The settings' words for how video rows were given."""
     if video_as == "video":

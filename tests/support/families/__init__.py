@@ -94,6 +94,7 @@ FAMILIES: dict[str, Family] = {family.name: family for family in [
     Family("MiniCPM-V 4.6", "minicpm_v", "build_minicpmv4_6", needs_torchvision=True),
     Family("MiniCPM-V 4.7", "minicpm_v", "build_minicpmv4_7", needs_torchvision=True),
     Family("MiniCPM-OCR", "minicpm_v", "build_minicpm_ocr", needs_torchvision=True),
+    Family("Phi-4-multimodal", "phi4_multimodal", "build_phi4_multimodal", needs_torchvision=True),
 ]}
 """Every family of the matrix, by name."""
 
