@@ -60,7 +60,7 @@ SECRET_VARIABLES = {"MMBATCH_JUDGE_API_KEY"}
 ``private_environment``)."""
 BENCHMARKS = ["mmbench", "ccbench", "mme", "seedbench", "seedbench2", "pope", "mmstar", "hallusionbench", "ai2d",
               "realworldqa", "scienceqa", "aokvqa", "mmtbench", "blink", "textvqa", "chartqa", "ocrvqa", "ocrbench",
-              "docvqa", "infovqa", "gqa", "mathvista", "mmvet", "llavabench", "mmmu"]
+              "docvqa", "infovqa", "gqa", "mathvista", "mathvision", "mmvet", "llavabench", "mmmu"]
 """Every benchmark of ``mmbatch list`` (this file cannot import mmbatch: it runs in Airflow's environment)."""
 CLIP_BENCHMARKS = {"seedbench2"}
 """Benchmarks whose extract may decide rows with a CLIP model (SEED-Bench-2's image generation): the full image."""
