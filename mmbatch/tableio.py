@@ -324,7 +324,11 @@ def canonical(frame: pl.DataFrame) -> pl.DataFrame:
 def empty_text_as_null(frame: pl.DataFrame, *, keep: tuple[str, ...]) -> pl.DataFrame:
     """``frame`` with the empty strings of its text columns made null, but in the columns named in ``keep``."""
     text = pl.col(pl.String).exclude(*keep) if keep else pl.col(pl.String)
-    return frame.with_columns(text.replace("", None))
+    # only the columns that hold an empty text are rewritten: rewriting every text column copied all of them (+250
+    # MiB at a million MMBench rows) to change none
+    found = frame.select((text == "").any())
+    holding = [name for name in found.columns if found[name][0]]
+    return frame.with_columns(pl.col(holding).replace("", None)) if holding else frame
 
 
 def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] | None = None, *,

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from mmbatch.answers.choice import CHOICE
-from mmbatch.answers.frames import UNCLOSED_NOTE, decide_distinct, distinct_rows
+from mmbatch.answers.frames import UNCLOSED_NOTE, columns_as_they_lie, decide_distinct, distinct_rows
 from mmbatch.answers.kind import JudgeSpec, KindSettings
 from mmbatch.answers.letters import CHOICE_RULES, match_choice
 from mmbatch.answers.scores import ROW_SCORES, SCORE, row_scores, scores_digest, trusted_scores
@@ -175,6 +175,17 @@ def test_rows_that_share_a_hash_are_still_told_apart(monkeypatch: pytest.MonkeyP
     assert decided["extracted"].to_list() == ["a", "b", "a", None, "b"]
     distinct, of_row = distinct_rows(rows)
     assert distinct["t"].to_list() == ["a", "b", None] and of_row.to_list() == [0, 1, 0, 2, 1]
+
+
+def test_key_columns_are_read_where_they_lie_beside_new_columns() -> None:
+    """An input column in two chunks (two Parquet row groups) beside a new one-chunk column: the keys are hashed and
+    spread back column by column, without first copying the input column into one chunk (at a million MMBench rows
+    that copy was 200 MiB of option texts), and every row still gets its own input's decision."""
+    read = pl.concat([pl.DataFrame({"A": ["x", "y"]}), pl.DataFrame({"A": ["x", None]})], rechunk=False)
+    rows = read.with_columns(pl.Series("t", ["1", "2", "1", "1"]))
+    assert columns_as_they_lie(rows, ["t", "A"])["A"].n_chunks() == 2
+    decided = decide_distinct(rows, ["t", "A"], lambda text, option: (f"{text}{option}", "rule", None, False))
+    assert decided["extracted"].to_list() == ["1x", "2y", "1x", "1None"]
 
 
 def test_kind_options_are_read_by_the_kind_that_declares_them_and_refused_otherwise() -> None:

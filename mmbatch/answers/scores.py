@@ -17,7 +17,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.answers.choice import CHOICE
-from mmbatch.answers.frames import nulls
+from mmbatch.answers.frames import columns_as_they_lie, nulls
 from mmbatch.answers.image_choice import GENERATE_IMAGE
 from mmbatch.answers.kind import AnswerKind
 
@@ -50,9 +50,9 @@ def row_scores(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> pl.Serie
     # Only the cells a score depends on (those of the digest): the kinds read nothing else, and a query over every
     # column of a frame whose columns are chunked differently (the input's row groups beside the new columns) made
     # polars copy all of them into single chunks first (+380 MiB at a million TextVQA rows).
-    frame = frame.select(name for name in dict.fromkeys(
+    frame = columns_as_they_lie(frame, (name for name in dict.fromkeys(
         [*SCORED_CELLS, "choice_logprobs", *(column for kind in kinds.values() for column in kind.score_columns)])
-        if name in frame.columns)
+        if name in frame.columns))
     letters = frame.select(letter_rows(frame.columns)).to_series()
     parts: list[tuple[AnswerKind, pl.Series]] = [(CHOICE, letters)] if letters.any() else []
     if len(kinds) == 1 and not parts:
@@ -80,8 +80,10 @@ def hit_expression(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> pl.E
 def scores_digest(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> dict[str, Any]:
     """The :data:`ROW_SCORES` record of ``frame``'s scores: a digest of the cells they were computed from."""
     named = [*SCORED_CELLS, *(column for kind in kinds.values() for column in kind.score_columns)]
-    cells = frame.select(*(name for name in dict.fromkeys(named) if name in frame.columns),
-                         letter_rows(frame.columns).alias("_letter"))
+    kept = [name for name in dict.fromkeys(named) if name in frame.columns]
+    read = [*kept, *(["choice_logprobs"] if "choice_logprobs" in frame.columns and "choice_logprobs" not in kept
+                     else [])]
+    cells = columns_as_they_lie(frame, read).select(*kept, letter_rows(frame.columns).alias("_letter"))
     return {"rows": frame.height, "digest": f"{int(cells.hash_rows().sum() or 0) % 2**64:016x}"}
 
 

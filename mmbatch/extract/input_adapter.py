@@ -35,14 +35,15 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     if "prediction" not in frame.columns and "choice_logprobs" not in frame.columns:
         raise BadInputError("no 'prediction' column; is this a prediction file (output of infer)?", path=path,
                             column="prediction")
-    duplicated = frame.filter(pl.col("index").is_duplicated())
-    if duplicated.height:
+    # counted first, the rows marked only when some repeat: marking every row's duplicates built a hash table of
+    # ~100 MiB at a million rows, and a filter of the frame copies every column of it even when it keeps none
+    if frame["index"].n_unique() != frame.height:
+        duplicated = frame.filter(pl.col("index").is_duplicated())
         raise BadInputError(f"duplicate index ({duplicated.height} rows share an index with another); to score every "
                             "row on its own, import the file with `mmbatch import --format vlmevalkit "
                             "--duplicate-index renumber` and extract that", path=path, index=duplicated["index"][0],
                             column="index")
-    missing_index = frame.filter(pl.col("index").is_null())
-    if missing_index.height:
+    if frame["index"].has_nulls():
         raise BadInputError("empty index", path=path, index="(empty)", column="index")
 
     native = {"g_index", "benchmark", "model"} <= set(frame.columns)
@@ -68,10 +69,9 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     if "prompt_template" not in frame.columns and "question" in frame.columns:
         # Another tool prompted the model: record that, as `import` does, so the output is a valid extracted file.
         frame = with_imported_prompts(frame)
-    empty_benchmark = frame.filter(pl.col("benchmark").is_null())
-    if empty_benchmark.height:
-        raise BadInputError("empty benchmark; pass --benchmark", path=path, index=empty_benchmark["index"][0],
-                            column="benchmark")
+    if frame["benchmark"].has_nulls():
+        first = frame["index"].filter(frame["benchmark"].is_null())[0]
+        raise BadInputError("empty benchmark; pass --benchmark", path=path, index=first, column="benchmark")
     return frame, "mmbatch" if native else "vlmevalkit"
 
 

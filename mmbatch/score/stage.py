@@ -133,9 +133,9 @@ def _describe(key: tuple[object, ...]) -> str:
 
 def _partitions(frame: pl.DataFrame) -> list[tuple[tuple[object, ...], pl.DataFrame]]:
     """The (benchmark, model, split) partitions in a stable order; a one-partition file is not copied."""
-    keys = frame.select(PARTITION).unique()
-    if keys.height == 1:
-        return [(keys.row(0), frame)]
+    # counted column by column: a frame of the three (select, unique) copied them into one chunk each first
+    if all(frame[name].n_unique() == 1 for name in PARTITION):
+        return [(tuple(frame[name][0] for name in PARTITION), frame)]
     parts = frame.partition_by(list(PARTITION), as_dict=True, maintain_order=True)
     return sorted(parts.items(), key=lambda item: tuple("" if v is None else str(v) for v in item[0]))
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from mmbatch.answers.frames import columns_as_they_lie
 from mmbatch.row_facts import GROUP_FAILED_NOTE
 from mmbatch.scoring.plan import (
     STRATUM,
@@ -115,7 +116,7 @@ def circular_groups(rows: pl.DataFrame) -> pl.DataFrame:
     read = [name for name in ("index", "g_index", "hit", "unmatched", "failed", "extract_note", "l2-category",
                               "category") if name in rows.columns]
     # grouped over the columns it reads: a group_by over the whole frame made one chunk of each of its columns first
-    groups = rows.select(read).group_by("g_index").agg(
+    groups = columns_as_they_lie(rows, read).group_by("g_index").agg(
         pl.len().cast(pl.Int64).alias("rows"),
         pl.col("hit").sum().alias("row_hits"),
         is_circ0.any().cast(pl.Int64).alias("circ0"),
