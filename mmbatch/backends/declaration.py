@@ -33,6 +33,9 @@ class BackendDeclaration:
     libraries: tuple[str, ...] = ()
     """Packages whose versions shape its results (``transformers``'s image processors...): their installed versions
     are part of the resume settings (:mod:`mmbatch.backends.library_versions`)."""
+    checkpoint_settings: str | None = None
+    """``module:function`` giving, from the model id and revision, settings read from the checkpoint that change
+    predictions (an adapter it applies): part of the resume settings."""
     image_generator: bool = False
     """Whether it answers ``generate-image`` rows (its backend has ``generate_images``); ``infer`` refuses the
     others before loading a model when the input has such rows."""

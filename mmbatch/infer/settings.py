@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.backends.base import BackendOptions
+from mmbatch.backends.declaration import BackendDeclaration
 from mmbatch.backends.generation_args import parse_generation_args
 from mmbatch.backends.library_versions import RESUME_KEY, installed_versions
 from mmbatch.backends.options import backend_options
@@ -135,7 +136,18 @@ def resume_settings(options: InferOptions, input_fingerprint: str) -> dict[str, 
         **({"generation": backend.generation.given()} if backend.generation.given() else {}),
         # The versions that make every row of the file: a rerun under others is another run.
         **({RESUME_KEY: installed_versions(declaration.libraries)} if declaration.libraries else {}),
+        **checkpoint_settings(declaration, backend.model, options.revision),
     }
+
+
+def checkpoint_settings(declaration: BackendDeclaration, model: str, revision: str | None) -> dict[str, Any]:
+    """The settings the backend reads from the checkpoint itself (Phi-4-multimodal's vision adapter), if any."""
+    if declaration.checkpoint_settings is None:
+        return {}
+    import importlib
+
+    module, _, function = declaration.checkpoint_settings.partition(":")
+    return dict(getattr(importlib.import_module(module), function)(model, revision))
 
 
 def run_settings(options: InferOptions) -> dict[str, Any]:

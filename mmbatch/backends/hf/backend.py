@@ -102,6 +102,7 @@ class HFBackend:
             "model": self.options.model,
             "revision": loaded.revision,
             "architecture": type(loaded.model).__name__,
+            **({"adapter": {"subfolder": loaded.adapter, "active": "vision"}} if loaded.adapter else {}),
             "dtype": str(loaded.dtype).removeprefix("torch."),
             "device": loaded.device.type,
             "device_map": self.options.device_map,

@@ -8,6 +8,7 @@ from typing import Any
 from mmbatch.backends.hf.dropped_template import checkpoint_chat_template
 from mmbatch.backends.hf.load_settings import Quantization, check_processor_settings, processor_kwargs
 from mmbatch.backends.hf.messages import takes_answer_as_suffix
+from mmbatch.backends.hf.modality_adapter import apply_vision_adapter
 from mmbatch.errors import BadInputError
 
 DTYPES = ("auto", "bfloat16", "float16", "float32")
@@ -28,6 +29,8 @@ class LoadedModel:
     """The ``torch.dtype`` of its weights."""
     revision: str | None
     """The commit the weights came from when known (hub models), else the requested revision."""
+    adapter: str | None = None
+    """The checkpoint's subfolder whose LoRA adapter is loaded and active (Phi-4-multimodal's ``vision-lora``)."""
 
 
 def resolve_device(requested: str) -> Any:
@@ -172,6 +175,7 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
         first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise BadInputError(f"cannot load model {model_id!r}: {first_line}") from exc
     refuse_encoder_decoder(model, model_id)
+    adapter = apply_vision_adapter(model, model_id, revision)
     if getattr(processor, "chat_template", None) is None:
         processor.chat_template = checkpoint_chat_template(processor, model_id, revision,
                                                            trust_remote_code=placement.trust_remote_code)
@@ -191,6 +195,7 @@ def load_model(model_id: str, *, revision: str | None, dtype: str, device: str,
     commit = getattr(model.config, "_commit_hash", None)
     return LoadedModel(
         model=model, processor=processor, device=torch_device, dtype=torch_dtype, revision=commit or revision,
+        adapter=adapter,
     )
 
 
