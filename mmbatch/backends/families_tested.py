@@ -165,8 +165,8 @@ FAMILIES_TESTED: tuple[TestedFamily, ...] = (
                  "not compared (torchvision environment)"),
     TestedFamily("Phi-4-multimodal", "Phi4MultimodalForCausalLM", "yes", "frames (default)", "yes", "yes",
                  "torchvision environment; loaded as a causal LM; its processor's chat template restored from the "
-                 "checkpoint (transformers drops it); image token in its vision configuration; base weights only "
-                 "(the published vision LoRA adapter needs peft)",
+                 "checkpoint (transformers drops it); image token in its vision configuration; its checkpoint's vision "
+                 "LoRA adapter (`vision-lora/`) loaded and active (needs peft; without it, exit 2)",
                  "not compared (torchvision environment)"),
 )
 """Every family of the matrix, in the order of docs/models.md."""

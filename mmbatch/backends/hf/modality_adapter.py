@@ -90,7 +90,10 @@ def adapter_resume_settings(model_id: str, revision: str | None) -> dict[str, An
     nothing: loading it fails with the reason."""
     import json
 
-    from transformers.utils import cached_file
+    try:
+        from transformers.utils import cached_file
+    except ImportError:  # the light image: creating the hf backend refuses the run with the install command
+        return {}
 
     try:
         config = cached_file(model_id, "config.json", revision=revision, _raise_exceptions_for_missing_entries=False,
