@@ -21,12 +21,14 @@ from typing import Any
 
 from mmbatch.backends.base import BackendOptions, Request, Result, with_system_prompt
 from mmbatch.backends.hf.boundaries import JOIN_RULE, join_text, split_continuation
+from mmbatch.backends.hf.dropped_template import checkpoint_chat_template
 from mmbatch.backends.hf.messages import VIDEO_AS, chat_text, takes_answer_as_suffix, template_has_bos
 from mmbatch.backends.hf.system_turn import AS_TEXT, system_form
 from mmbatch.backends.vllm_limits import (
     SEVERAL_IMAGES_DIFFER,
     causal_prefix_refusal,
     engine_failure,
+    measured_difference_refusal,
     refuse_unsupported_dtype,
     refused_prompt_errors,
 )
@@ -97,6 +99,10 @@ class VLLMBackend:
             self.processor = AutoProcessor.from_pretrained(options.model, revision=options.revision)
         except (OSError, ValueError, KeyError) as exc:
             raise BadInputError(f"cannot load the processor of {options.model!r}: {exc}") from exc
+        if getattr(self.processor, "chat_template", None) is None:
+            # As hf: a processor transformers builds without the checkpoint's template (Phi-4-multimodal) gets it.
+            self.processor.chat_template = checkpoint_chat_template(self.processor, options.model, options.revision,
+                                                                    trust_remote_code=False)
         if getattr(self.processor, "chat_template", None) is None and not takes_answer_as_suffix(self.processor):
             # PaliGemma's processor writes its format itself (chat_text); any other model would get a prompt it was
             # not trained on.
@@ -128,7 +134,8 @@ class VLLMBackend:
         except Exception as exc:  # vLLM raises many types for a model it cannot run (architecture, config, kernels)
             raise BadInputError(f"vLLM cannot run {options.model!r}: {engine_failure(exc)}; see docs/models.md for "
                                 "the families the vllm backend runs, or use --backend hf") from exc
-        refusal = causal_prefix_refusal(self.llm.llm_engine.model_config, options.model)
+        refusal = causal_prefix_refusal(self.llm.llm_engine.model_config, options.model) or \
+            measured_difference_refusal(self.llm.llm_engine.model_config, options.model)
         if refusal is not None:
             self.close()
             raise BadInputError(refusal)

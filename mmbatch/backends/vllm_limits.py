@@ -37,6 +37,30 @@ def causal_prefix_refusal(model_config: Any, model: str) -> str | None:
             "model's; run it with a GPU build of vLLM, or with --backend hf")
 
 
+DIFFERS_FROM_TRANSFORMERS = {
+    "cohere2_vision": "vLLM 0.32 gives Cohere2-Vision option log-probabilities up to 2.57 nats from those of "
+                      "transformers, the model's reference, on the test model (its greedy answers agree; the cause is "
+                      "not found: the projector's pixel shuffle and SwiGLU match)",
+}
+"""``model_type`` -> why the backend refuses the model at start: families vLLM runs, but whose scores the family
+comparison (tests/test_vllm_families.py) measured away from ``transformers``' with the same library versions."""
+
+
+def measured_difference_refusal(model_config: Any, model: str) -> str | None:
+    """Why the backend refuses this model although vLLM starts it, or None: vLLM runs it as a text-only model, or its
+    scores were measured away from transformers' (:data:`DIFFERS_FROM_TRANSFORMERS`)."""
+    model_type = model_config.hf_config.model_type
+    if not getattr(model_config, "is_multimodal_model", True):
+        # Phi-4-multimodal: vLLM dropped its model after 0.12 and runs the checkpoint as a text-only causal LM,
+        # failing every row with an image.
+        return (f"vLLM runs {model!r} ({model_type}) as a text-only model, which takes no image; run it with "
+                "--backend hf")
+    reason = DIFFERS_FROM_TRANSFORMERS.get(model_type)
+    if reason is None:
+        return None
+    return f"{model!r} ({model_type}): {reason}; run it with --backend hf"
+
+
 def refused_prompt_errors() -> tuple[type[Exception], ...]:
     """The errors with which vLLM refuses a prompt (too long, more images than the model takes per prompt...): its
     request validation errors besides ``ValueError`` and ``RuntimeError``."""

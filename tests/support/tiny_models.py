@@ -276,10 +276,18 @@ def publish_vision_tower_names(directory: Path) -> None:
         return
     weights_file = directory / "model.safetensors"
     tensors = load_file(weights_file)
-    renamed = {("vision_tower.vision_model." + name.removeprefix("vision_tower.")
-                if name.startswith("vision_tower.") and not name.startswith("vision_tower.vision_model.") else name):
-               tensor for name, tensor in tensors.items()}
+    renamed = {published_tower_name(name): tensor for name, tensor in tensors.items()}
     save_file(renamed, weights_file, metadata={"format": "pt"})
+
+
+def published_tower_name(name: str) -> str:
+    """A weight's name with the CLIP or SigLIP tower's ``vision_model`` level that published checkpoints have, where
+    the tower's weights sit at the top (``vision_tower.``) or under the model (``model.vision_tower.``, as
+    ``transformers`` 5 saves Cohere2-Vision)."""
+    for tower in ("vision_tower.", "model.vision_tower."):
+        if name.startswith(tower) and not name.startswith(f"{tower}vision_model."):
+            return f"{tower}vision_model.{name.removeprefix(tower)}"
+    return name
 
 
 BUILDERS = {"llava": build_tiny_llava, "llava-bos": build_tiny_llava_bos, "idefics3": build_tiny_idefics3,
