@@ -5,8 +5,8 @@ The tiny Phi-4-multimodal of the matrix is saved with a small random adapter mad
 published adapter targets (the text model's fused QKV, output, gate-up and down projections). Through the real
 loader, it must answer and score options as the same model with the adapter loaded by hand through ``transformers``'
 documented calls (``load_adapter`` with ``subfolder``, ``set_adapter``), and not as the base weights. Its processor
-needs torchvision, so those tests run in the torchvision environment (``make torchvision-env``), which
-:func:`test_the_adapter_tests_pass_in_the_torchvision_environment` starts from the main one.
+needs torchvision, so those tests run in the torchvision environment (``make torchvision-env``), where
+``tests/test_torchvision_families.py`` runs them with the matrix.
 """
 
 from __future__ import annotations
@@ -14,21 +14,20 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from mmbatch.backends.hf.modality_adapter import adapter_resume_settings
-from tests.conftest import REPO_ROOT
+from tests.support.families import TORCHVISION_ONLY
 
-TORCHVISION_VENV = REPO_ROOT / ".cache" / "torchvision-venv"
 TARGETS = r"model\.layers\.\d+\.((self_attn\.(qkv|o)_proj)|(mlp\.(gate_up|down)_proj))"
 """The published vision adapter's targets: every text layer's attention and MLP projections (not the towers')."""
-IN_TORCHVISION_ENV = pytest.mark.skipif("torchvision" not in sys.modules and not os.environ.get("MMBATCH_ADAPTER_RUN"),
-                                        reason="runs in the torchvision environment")
+IN_TORCHVISION_ENV = pytest.mark.skipif(not os.environ.get(TORCHVISION_ONLY),
+                                        reason="runs in the torchvision environment (test_torchvision_families.py)")
 ADAPTER_TESTS = 3
+"""Tests of this file that need torchvision: tests/test_torchvision_families.py runs them in its environment."""
 
 
 def checkpoint_files(directory: Path, *, adapter: bool) -> Path:
@@ -50,20 +49,6 @@ def test_the_adapter_is_part_of_the_resume_settings(tmp_path) -> None:
         "adapter": {"subfolder": "vision-lora", "peft": peft.__version__}}
     assert adapter_resume_settings(str(without), None) == {}
     assert adapter_resume_settings(str(tmp_path / "missing"), None) == {}  # loading says why
-
-
-@pytest.mark.slow
-def test_the_adapter_tests_pass_in_the_torchvision_environment() -> None:
-    if "torchvision" in sys.modules or os.environ.get("MMBATCH_ADAPTER_RUN"):
-        pytest.skip("this is the torchvision environment")
-    if not (TORCHVISION_VENV / "installed").exists():
-        pytest.skip("the torchvision test environment is missing: `make torchvision-env` (which `make test` runs)")
-    env = {**os.environ, "MMBATCH_ADAPTER_RUN": "1", "PYTHONPATH": str(REPO_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-    run = subprocess.run([str(TORCHVISION_VENV / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                          __file__, "-k", "not resume_settings"], capture_output=True, text=True, env=env,
-                         cwd=REPO_ROOT, timeout=900)
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
-    assert f"{ADAPTER_TESTS} passed" in run.stdout, run.stdout[-2000:]
 
 
 @pytest.fixture(scope="module")
