@@ -3,8 +3,8 @@ torchvision build (MiniCPM-V 4.6 and 4.7): the video assertions of ``tests/test_
 model of each family with its own video processor, in the test environment that has torchvision (``make
 torchvision-env``; ``tests/test_torchvision_families.py`` runs this module there).
 
-The assertions are that module's own test functions, imported here: pytest gives them this module's ``video_dir`` and
-``backends`` fixtures, so they check these families exactly as they check the others:
+The assertions are that module's own test functions, imported here: pytest gives them this module's ``video_dir`` (and
+that module's ``backends`` fixture built on it), so they check these families exactly as they check the others:
 
 1. the family gets videos as one video by default, and the run's settings say so;
 2. a video row's greedy answer equals ``model.generate`` on the model's own ``apply_chat_template`` inputs with the
@@ -32,6 +32,7 @@ from tests.support import single_torch_thread
 from tests.support.families import family_model
 from tests.test_hf_video import (
     answers,
+    backends,  # noqa: F401  (that module's fixture, found by name: it builds on this module's video_dir)
     generate_on_own_inputs,
     rows,
     test_a_video_rows_answer_equals_generate_on_the_models_own_video_inputs,
@@ -74,15 +75,6 @@ def one_thread():
 def video_dir(request):
     """The matrix's tiny model of the family, its own video processor in its processor."""
     return family_model(request.param)
-
-
-@pytest.fixture(scope="module")
-def backends(video_dir):
-    one = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=1))
-    four = create_backend(HfOptions(model=str(video_dir), dtype="float32", device="cpu", batch_size=4))
-    yield one, four
-    one.close()
-    four.close()
 
 
 def stacking_copy(source: Path, target: Path, stack_frames: int) -> Path:
