@@ -162,7 +162,6 @@ class _Receiver:
         self.commit, self.on_settings, self.say = commit, on_settings, say
         self.chunk_rows = {number: frame["index"].to_list() for number, (_, frame) in enumerate(plan)}
         self.committed: dict[int, set[int]] = {}
-        self.committed_anywhere: set[int] = set()
         self.retried_chunks: set[int] = set()
 
     def __call__(self, number: int, output: ActorOutput) -> None:
@@ -184,12 +183,11 @@ class _Receiver:
         # (lineage reconstruction re-executes a task on a live actor): the journal keeps one copy, and its counts
         # are not added again. Counts travel with their result list, so a list that Ray drops (a retried
         # generator's outputs that the lost attempt had returned) takes its counts with it.
-        if self.committed_anywhere.issuperset(result.index for result in output.results):
+        if done.issuperset(result.index for result in output.results):  # a chunk's lists hold its own rows only
             return
         self.run.row_counts = counts_added(self.run.row_counts, output.row_counts)
         self.commit(output.results)
         done.update(result.index for result in output.results)
-        self.committed_anywhere.update(result.index for result in output.results)
 
 
 def _dataset(ray: Any, items: list[dict[str, Any]], options: InferOptions, media_root: Path, gpus: float,
