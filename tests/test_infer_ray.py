@@ -11,21 +11,22 @@ Equality is exact: the actor holds 1 CPU, so torch runs it on one thread; the lo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import polars as pl
 import psutil
 import pytest
 
 from mmbatch.cli import main
+from mmbatch.infer.on_ray.work import LEDGER_NAMESPACE
 from mmbatch.journal import committed_rows, partial_dir
 from mmbatch.tableio import read_metadata, read_table
 from tests.conftest import REPO_ROOT
@@ -36,8 +37,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 BROKEN = 1_000_005
 """The row whose image cannot be found."""
-ACTOR_TITLE = "BackendActor"
-"""Ray names an actor's worker process after its class (``ray::MapWorker(MapBatches(BackendActor))``)."""
 
 
 @pytest.fixture(scope="session")
@@ -140,37 +139,34 @@ def test_ray_executor_writes_the_local_executors_file(ray_cluster: str, tiny_lla
 
 def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava: Path, prepared: Path,
                                                     local_output: pl.DataFrame, tmp_path: Path) -> None:
-    """SIGKILL the actor's process mid-run (Ray restarts it and retries its chunk, which the log names), then the
-    driver (its job ends); the rerun redoes only the rows not committed, and the file is the local one.
-
-    A kill that lands between two chunks (the actor had answered its chunk) retries nothing, and the run may end
-    before the driver is killed: its file must still be the local one, and the run is tried again, up to three
-    times."""
+    """SIGKILL the actor's process inside a chunk (Ray restarts it and retries the chunk, which the log names), then
+    the driver while the new actor is inside a chunk (the run cannot have ended); the rerun redoes only the rows not
+    committed, and the file is the local one."""
+    output, log = tmp_path / "predictions.parquet", tmp_path / "driver.log"
+    command = [sys.executable, "-m", "mmbatch", *infer_args(tiny_llava, prepared, output, *ray_args(ray_cluster))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-    for attempt in range(3):
-        output, log = tmp_path / f"predictions-{attempt}.parquet", tmp_path / f"driver-{attempt}.log"
-        command = [sys.executable, "-m", "mmbatch", *infer_args(tiny_llava, prepared, output,
-                                                                 *ray_args(ray_cluster))]
-        with log.open("w") as sink:
-            driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=REPO_ROOT)
-            try:
-                before_actor_kill = wait_for_commits(output, 2, driver, log)
-                assert before_actor_kill is not None
-                actor = actor_process()
-                actor.send_signal(signal.SIGKILL)
-                before_driver_kill = wait_for_commits(output, before_actor_kill + 1, driver, log, retried=True,
-                                                      end_allowed=True)
-                if before_driver_kill is not None:
-                    driver.send_signal(signal.SIGKILL)
-                driver.wait(timeout=600)
-            finally:
-                if driver.poll() is None:
-                    driver.kill()
-                    driver.wait()
-        if before_driver_kill is not None:
-            break
-        same_rows(output, local_output)  # the kill retried nothing and the run ended: still the local file
-    assert before_driver_kill is not None, "no kill landed inside a chunk in three runs"
+    seen: dict[str, int] = {}
+
+    def rows_committed() -> bool:
+        seen["before_actor_kill"] = committed_count(output)
+        return seen["before_actor_kill"] >= 2
+
+    def committed_since_kill() -> bool:
+        seen["before_driver_kill"] = committed_count(output)
+        return "infer: retrying" in log.read_text() and seen["before_driver_kill"] > seen["before_actor_kill"]
+
+    with log.open("w") as sink:
+        driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=REPO_ROOT)
+        try:
+            # Chunk 0, the longest (32 rows in 4 result lists): its retry leaves the new actor lists and chunks to
+            # answer, while which the driver is killed.
+            actor = act_inside_a_chunk(driver, log, psutil.Process.kill, ready=rows_committed, chunk=0)
+            act_inside_a_chunk(driver, log, lambda _: driver.kill(), ready=committed_since_kill, other_than=actor.pid)
+            driver.wait(timeout=60)
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.wait()
     text = log.read_text()
     assert "infer: retrying" in text and f"(pid {actor.pid} on " in text, text[-3000:]
     assert not output.exists()  # killed before the end: only the progress folder holds rows
@@ -178,7 +174,7 @@ def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava
     committed = committed_rows(partial_dir(output))
     assert committed is not None
     done = committed.filter(pl.col("error").is_null())["index"].unique()
-    assert done.len() >= before_driver_kill - 1
+    assert done.len() >= seen["before_driver_kill"] - 1  # the broken image's row is committed as failed
     assert stale_rows(committed, local_output) == []  # every committed row holds the local answer already
 
     rerun = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=600)
@@ -191,39 +187,25 @@ def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava
 def test_a_killed_actors_retried_chunk_is_counted_once(ray_cluster: str, tiny_llava: Path, prepared: Path,
                                                        local_file: Path, local_output: pl.DataFrame,
                                                        tmp_path: Path) -> None:
-    """SIGKILL the actor mid-chunk and let the run finish: Ray retries the chunk on a new actor and drops the outputs
-    the lost attempt had returned; the file and the recorded row counts are the local run's (each committed result
-    list counted once, not the two actors' running totals added up).
-
-    A kill that lands between two chunks (the actor had answered its chunk; a starved test process sees the commits
-    late) retries nothing: the file and counts must still be the local ones, and the run is tried again, up to three
-    times, until a kill lands inside a chunk."""
-    retried = False
-    for attempt in range(3):
-        output, log = tmp_path / f"predictions-{attempt}.parquet", tmp_path / f"driver-{attempt}.log"
-        _run_and_kill_the_actor(ray_cluster, tiny_llava, prepared, output, log)
-        same_rows(output, local_output)
-        assert read_metadata(output)["infer"]["row_counts"] == read_metadata(local_file)["infer"]["row_counts"]
-        retried = "infer: retrying" in log.read_text()
-        if retried:
-            break
-    assert retried, "no kill landed inside a chunk in three runs"
-
-
-def _run_and_kill_the_actor(address: str, model: Path, prepared: Path, output: Path, log: Path) -> None:
-    """Run the Ray executor in a driver process, SIGKILL its actor once rows are committed, wait for the end."""
-    command = [sys.executable, "-m", "mmbatch", *infer_args(model, prepared, output, *ray_args(address))]
+    """SIGKILL the actor inside a chunk and let the run finish: Ray retries the chunk on a new actor and drops the
+    outputs the lost attempt had returned; the file and the recorded row counts are the local run's (each committed
+    result list counted once, not the two actors' running totals added up)."""
+    output, log = tmp_path / "predictions.parquet", tmp_path / "driver.log"
+    command = [sys.executable, "-m", "mmbatch", *infer_args(tiny_llava, prepared, output, *ray_args(ray_cluster))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
     with log.open("w") as sink:
         driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=REPO_ROOT)
         try:
-            wait_for_commits(output, 2, driver, log)  # the first chunk's first result list is in, the chunk is not
-            actor_process().send_signal(signal.SIGKILL)
+            # Once the first result list is committed: the retried chunk (the longest) holds rows committed already.
+            act_inside_a_chunk(driver, log, psutil.Process.kill, ready=lambda: committed_count(output) >= 2, chunk=0)
             assert driver.wait(timeout=600) == 3, log.read_text()[-3000:]  # the broken image, as locally
         finally:
             if driver.poll() is None:
                 driver.kill()
                 driver.wait()
+    assert "infer: retrying" in log.read_text()
+    same_rows(output, local_output)
+    assert read_metadata(output)["infer"]["row_counts"] == read_metadata(local_file)["infer"]["row_counts"]
 
 
 def test_without_ray_exit_2_with_the_install_command(tiny_llava: Path, prepared: Path, tmp_path: Path,
@@ -253,35 +235,63 @@ def stale_rows(committed: pl.DataFrame, expected: pl.DataFrame) -> list[int]:
     return both.filter(differs)["index"].to_list()
 
 
-def wait_for_commits(output: Path, rows: int, driver: subprocess.Popen[Any], log: Path, *, retried: bool = False,
-                     end_allowed: bool = False, timeout: float = 300) -> int | None:
-    """Wait until at least ``rows`` rows are committed (and, with ``retried``, the log names a retry); the count.
-    None when the run ended first and ``end_allowed`` (otherwise that fails the test)."""
+def committed_count(output: Path) -> int:
+    """Rows committed to the progress folder of ``output`` so far."""
+    committed = committed_rows(partial_dir(output))
+    return 0 if committed is None else int(committed["index"].n_unique())
+
+
+def act_inside_a_chunk(driver: subprocess.Popen[Any], log: Path, act: Callable[[psutil.Process], object], *,
+                       ready: Callable[[], bool], chunk: int | None = None, other_than: int | None = None,
+                       timeout: float = 300) -> psutil.Process:
+    """Run ``act`` on a backend actor's process while that actor is stopped inside a chunk (``chunk``, when given)
+    and ``ready()`` holds; the actor.
+
+    Every ~50 ms the run's attempts ledgers name the workers answering a chunk (begun, its last result list not
+    sent); such a worker is stopped (SIGSTOP) and held for up to a second while ``ready()`` is polled (the driver
+    sees result lists late, as Ray Data hands them over in batches, so it catches up meanwhile); then ``act`` runs,
+    or the worker goes on (SIGCONT). An actor stopped there holds the run: it cannot end before ``act``, and a
+    SIGKILL then is certain to make Ray retry the chunk and deliver a list the driver had not had, which names the
+    retry. So the test does not depend on how fast the actor answers compared with how often this process gets a
+    core. ``other_than``: a killed actor's pid, never chosen again.
+    """
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if driver.poll() is not None:
-            assert end_allowed, f"the run ended before the kill: {log.read_text()[-4000:]}"
-            return None
-        committed = committed_rows(partial_dir(output))
-        count = 0 if committed is None else committed["index"].n_unique()
-        if count >= rows and (not retried or "retrying" in log.read_text()):
-            return count
-        time.sleep(0.2)
-    raise AssertionError(f"fewer than {rows} rows committed after {timeout} s")
+        assert driver.poll() is None, f"the run ended first: {log.read_text()[-3000:]}"
+        for number, pid in _answering_workers(driver).items():
+            if pid == other_than or chunk not in (None, number):
+                continue
+            actor = psutil.Process(pid)
+            actor.suspend()
+            try:
+                held_until = time.monotonic() + 1.0
+                # Stopped, it stays in the ledger (it alone could take itself out), unless it was taking itself out.
+                while _answering_workers(driver).get(number) == pid and time.monotonic() < held_until:
+                    if ready():
+                        act(actor)
+                        return actor
+                    time.sleep(0.05)
+            finally:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    actor.resume()
+        time.sleep(0.05)
+    raise AssertionError(f"no actor was seen inside a chunk in {timeout} s: {log.read_text()[-3000:]}")
 
 
-def actor_process() -> psutil.Process:
-    """The backend actor's worker process: a descendant of this process (which started the cluster)."""
-    found = [child for child in psutil.Process().children(recursive=True) if ACTOR_TITLE in _title(child)]
-    assert len(found) == 1, [_title(child) for child in psutil.Process().children(recursive=True)]
-    return found[0]
+def _answering_workers(driver: subprocess.Popen[Any]) -> dict[int, int]:
+    """Chunk -> pid of the actor answering it, as the driver's attempts ledgers (one per pass over the rows, named
+    after the driver's pid) say; a pass that ended has killed its ledger."""
+    import ray
 
-
-def _title(process: psutil.Process) -> str:
-    try:
-        return " ".join(process.cmdline())
-    except psutil.Error:
-        return ""
+    answering: dict[int, int] = {}
+    for named in ray.util.list_named_actors(all_namespaces=True):
+        if named["namespace"] != LEDGER_NAMESPACE or not named["name"].startswith(f"attempts-{driver.pid}-"):
+            continue
+        with contextlib.suppress(ray.exceptions.RayActorError, ValueError):  # ended, or gone since listed
+            ledger = ray.get_actor(named["name"], namespace=LEDGER_NAMESPACE)
+            workers = cast(dict[int, str], ray.get(ledger.answering.remote()))
+            answering |= {number: int(worker.split()[1]) for number, worker in workers.items()}  # "pid N on host"
+    return answering
 
 
 def _listening_addresses() -> set[str]:

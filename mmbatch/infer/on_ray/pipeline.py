@@ -15,7 +15,9 @@ chunk its rows, plus the rows its ``image`` references point at, wherever they a
 
 from __future__ import annotations
 
+import os
 import pickle
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +30,7 @@ from mmbatch.errors import BadInputError, MmbatchError
 from mmbatch.infer.on_ray.cluster import actor_gpus, joined, shortfall
 from mmbatch.infer.on_ray.work import (
     CHUNK,
+    LEDGER_NAMESPACE,
     PAYLOAD,
     ActorOutput,
     AttemptLedger,
@@ -113,7 +116,8 @@ def _one_pass(ray: Any, run: RayRun, options: InferOptions, prepared: pl.DataFra
     items = _chunk_items(plan, prepared)
     say(f"infer: on Ray: {todo.height} rows in {len(items)} chunks, {options.ray.actors} actors x ({gpus:g} GPU, "
         f"{options.ray.cpus_per_actor:g} CPU), decoding in {options.ray.decode_cpus:g}-CPU tasks")
-    ledger = ray.remote(num_cpus=0)(AttemptLedger).remote()
+    ledger = (ray.remote(num_cpus=0)(AttemptLedger)
+              .options(name=f"attempts-{os.getpid()}-{uuid.uuid4().hex[:8]}", namespace=LEDGER_NAMESPACE).remote())
     dataset = _dataset(ray, items, options, media_root, gpus, ledger)
     receive = _Receiver(run, options.backend, todo, plan, commit, on_settings, say)
     try:

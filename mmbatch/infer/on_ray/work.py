@@ -93,25 +93,47 @@ def decode_chunks(batch: dict[str, Any], settings: DecodeSettings) -> dict[str, 
     return {CHUNK: list(batch[CHUNK]), PAYLOAD: decoded}
 
 
+LEDGER_NAMESPACE = "mmbatch"
+"""The Ray namespace of every run's :class:`AttemptLedger`."""
+
+
 class AttemptLedger:
     """A Ray actor (no resources) that remembers which chunk each backend actor has started and not finished.
 
     When Ray retries a chunk whose actor died (a killed process, a lost node), the new attempt finds the old one
-    still open, so the driver can say which rows are run again and why.
+    still open, so the driver can say which rows are run again and why. It is a named actor
+    (``attempts-<driver pid>-<random>`` in the :data:`LEDGER_NAMESPACE` namespace): an operator, or a test that
+    kills an actor, can ask it which worker is answering which chunk (:meth:`answering`).
     """
 
     def __init__(self) -> None:
         self._open: dict[int, str] = {}
+        self._sending_last: set[int] = set()
 
     def begin(self, chunk: int, worker: str) -> str | None:
         """Record that ``worker`` starts ``chunk``; the worker of an attempt that started it and never finished."""
         previous = self._open.get(chunk)
         self._open[chunk] = worker
+        self._sending_last.discard(chunk)
         return previous
+
+    def sending_last(self, chunk: int) -> None:
+        """Record that the attempt at ``chunk`` sends its last result list now."""
+        self._sending_last.add(chunk)
 
     def finish(self, chunk: int) -> None:
         """Record that ``chunk`` is answered."""
         self._open.pop(chunk, None)
+        self._sending_last.discard(chunk)
+
+    def answering(self) -> dict[int, str]:
+        """The chunks whose attempt has a result list still to send, each with its worker.
+
+        A worker lost while it answers a chunk makes Ray retry the chunk, and the retry sends at least that list,
+        which tells the driver the rows it runs again. After the last list left, a retry's lists are all ones the
+        lost attempt had returned: Ray drops them, and no row is run again as far as the file is concerned.
+        """
+        return {chunk: worker for chunk, worker in self._open.items() if chunk not in self._sending_last}
 
 
 class BackendActor:
@@ -152,10 +174,13 @@ class BackendActor:
                 continue
             # Every output of a retry says so: Ray drops the ones the lost attempt had already returned (a retried
             # generator's outputs are matched by position), so the first that arrives may be any of them.
-            pending: list[Result] = []
+            unsent, pending = len(chunk.requests) + len(chunk.failures), []  # every row gets exactly one result
             for results in chunk_results(self.backend, chunk, max_new_tokens=self.options.max_new_tokens):
                 pending += results
-                if len(pending) >= self.block_rows:
+                if len(pending) >= self.block_rows or len(pending) >= unsent:
+                    unsent -= len(pending)
+                    if unsent <= 0:
+                        ray.get(self.ledger.sending_last.remote(int(number)))
                     yield self._output(number, self._actor_output(pending, lost))
                     pending = []
             if pending:
