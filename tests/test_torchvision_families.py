@@ -26,7 +26,7 @@ TORCHVISION_VENV = REPO_ROOT / ".cache" / "torchvision-venv"
 def test_the_torchvision_families_pass_the_matrix_in_their_environment() -> None:
     if not (TORCHVISION_VENV / "installed").exists():
         pytest.skip("the torchvision test environment is missing: `make torchvision-env` (which `make test` runs)")
-    env = {**os.environ, TORCHVISION_ONLY: "1", "PYTHONPATH": str(REPO_ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, TORCHVISION_ONLY: "1", "PYTHONPATH": str(REPO_ROOT)}
     run = subprocess.run([str(TORCHVISION_VENV / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "tests/test_family_matrix.py", "tests/test_torchvision_video.py",
                           "tests/test_phi4_vision_adapter.py"], capture_output=True,

@@ -75,7 +75,7 @@ def vllm_results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, st
         built = subprocess.run([str(TORCHVISION_VENV / "bin" / "python"), "tests/support/hf_families.py",
                                 str(hf_spec), str(hf_out)], capture_output=True, text=True, timeout=600,
                                env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
-                                    "HF_HUB_OFFLINE": "1", "PYTHONDONTWRITEBYTECODE": "1"},
+                                    "HF_HUB_OFFLINE": "1"},
                                cwd=Path(__file__).resolve().parents[1])
         assert built.returncode == 0, built.stderr[-4000:]
         torchvision_side = json.loads(hf_out.read_text())
