@@ -106,3 +106,32 @@ def test_score_imports_numpy_only_to_bootstrap(stage_files, tmp_path):
     boot = imported(["score", "--bootstrap", "20", "--input", str(stage_files["extracted"]),
                      "--output", str(tmp_path / "b.json")])
     assert boot["status"] == 0 and "numpy" in boot["modules"]  # type: ignore[operator]
+
+
+_COMMANDS_PROBE = r"""
+import json, sys
+from mmbatch.cli import COMMANDS, main
+try:
+    main(["score", "--help"])
+except SystemExit:
+    pass
+print(json.dumps(sorted(name for name, module in COMMANDS.items() if module in sys.modules)))
+"""
+
+
+@pytest.mark.parametrize(("variables", "built"), [
+    ({}, ["score"]),
+    # An infer option's variable: telling it from a typo needs every command's options (and no warning is given).
+    ({"MMBATCH_BATCH_SIZE": "2"}, "all"),
+])
+def test_a_command_line_builds_only_the_parser_of_its_command(variables: dict[str, str], built: object) -> None:
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MMBATCH_")}
+    env |= {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])), **variables}
+    result = subprocess.run([sys.executable, "-c", _COMMANDS_PROBE], capture_output=True, text=True, env=env,
+                            cwd=REPO_ROOT, timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "warning" not in result.stderr
+    commands = json.loads(result.stdout.strip().splitlines()[-1])
+    from mmbatch.cli import COMMANDS
+
+    assert commands == (sorted(COMMANDS) if built == "all" else built)
