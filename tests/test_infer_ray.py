@@ -261,8 +261,11 @@ def act_inside_a_chunk(driver: subprocess.Popen[Any], log: Path, act: Callable[[
         for number, pid in _answering_workers(driver).items():
             if pid == other_than or chunk not in (None, number):
                 continue
-            actor = psutil.Process(pid)
-            actor.suspend()
+            try:
+                actor = psutil.Process(pid)
+                actor.suspend()
+            except psutil.NoSuchProcess:  # ended since the ledger named it (a lost attempt stays named until retried)
+                continue
             try:
                 held_until = time.monotonic() + 1.0
                 # Stopped, it stays in the ledger (it alone could take itself out), unless it was taking itself out.
