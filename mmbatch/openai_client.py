@@ -27,13 +27,12 @@ from mmbatch.http_transport import HttpResponse, KeepAliveConnections, ResponseT
 from mmbatch.openai_replies import ChatReply, parse_chat_completion, server_error_message
 from mmbatch.retry_policy import AttemptFailure, backoff_delay, parse_retry_after, status_is_retryable
 from mmbatch.secret_values import register_secret, scrub_text
+from mmbatch.server_urls import OFFICIAL_BASE_URL, resolved_base_url, without_credentials
 
 JUDGE_KEY_VARIABLES = ("MMBATCH_JUDGE_API_KEY", "OPENAI_API_KEY")
 """Where the judge's key is read from, first found wins."""
 INFER_KEY_VARIABLES = ("OPENAI_API_KEY",)
 """Where the ``openai`` backend's key is read from."""
-OFFICIAL_BASE_URL = "https://api.openai.com/v1"
-"""Used when no base URL is given (nor ``OPENAI_BASE_URL`` set)."""
 KEYLESS_PLACEHOLDER = "EMPTY"
 """The key sent to servers that need none (vLLM's convention); the ``openai`` package refuses to run without one."""
 
@@ -297,30 +296,6 @@ class ChatClient:
         if self._client is not None:
             await self._client.close()
             self._client = None
-
-
-def resolved_base_url(base_url: str | None) -> str:
-    """The server a client reaches: ``base_url``, else ``OPENAI_BASE_URL``, else the official API."""
-    return (base_url or os.environ.get("OPENAI_BASE_URL") or OFFICIAL_BASE_URL).rstrip("/")
-
-
-def without_credentials(url: str) -> str:
-    """``url`` as it may be recorded or printed: without the ``user:password@`` a server URL may carry.
-
-    The password is also registered as a secret, so that a server echoing it back is scrubbed like a key.
-    """
-    import urllib.parse
-
-    try:
-        parts = urllib.parse.urlsplit(url)
-        password = parts.password
-    except ValueError:  # unparsable (the caller refuses it): still cut anything before an '@' after the scheme
-        return re.sub(r"//[^/?#]*@", "//", url)
-    if "@" not in parts.netloc:
-        return url
-    register_secret(password)
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urllib.parse.urlunsplit(parts._replace(netloc=host))
 
 
 def check_base_url(url: str) -> None:

@@ -35,14 +35,12 @@ from mmbatch.errors import BadInputError
 from mmbatch.event_loop_runner import EventLoopRunner
 from mmbatch.openai_client import (
     INFER_KEY_VARIABLES,
-    OFFICIAL_BASE_URL,
     ChatCallError,
     ChatClient,
     ClientSettings,
     api_key_from_environment,
-    resolved_base_url,
-    without_credentials,
 )
+from mmbatch.server_urls import OFFICIAL_BASE_URL, resolved_base_url, without_credentials
 
 
 def image_data_url(image: Image.Image) -> str:

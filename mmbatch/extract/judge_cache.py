@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmbatch.errors import BadInputError
-from mmbatch.openai_client import without_credentials
 from mmbatch.secret_values import scrub_text
+from mmbatch.server_urls import without_credentials
 
 DEFAULT_CACHE_NAME = "mmbatch-judge-cache.sqlite"
 """The cache's file name beside the output when ``--judge-cache`` is not given (shared by outputs of one folder)."""

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -23,10 +23,8 @@ from mmbatch.answers.scores import ROW_SCORES, SCORE, row_scores, scores_digest
 from mmbatch.backends.library_versions import installed_versions
 from mmbatch.benchmarks.registry import answer_kinds
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
-from mmbatch.extract.clip_phase import decide_by_clip
 from mmbatch.extract.decisions import SCHEMA, committed_outcomes, outcome_frame, with_outcomes, with_updates
 from mmbatch.extract.input_adapter import adapt_predictions
-from mmbatch.extract.judge_phase import GROUP_FAILED_NOTE, JudgeSession, is_known_wrong
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.extract.reasoning import answer_texts
@@ -34,12 +32,15 @@ from mmbatch.extract.rule_pass import first_pass, kind_settings
 from mmbatch.extract.stored_verdicts import check_scores, file_kind_options, stored_outcomes, stored_record
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
-from mmbatch.openai_client import OFFICIAL_BASE_URL, resolved_base_url, without_credentials
 from mmbatch.own_inputs import refuse_writing_over_inputs
-from mmbatch.row_facts import file_sha256
+from mmbatch.row_facts import GROUP_FAILED_NOTE, file_sha256
 from mmbatch.schema.validate import answer_names_empty_option
+from mmbatch.server_urls import OFFICIAL_BASE_URL, resolved_base_url, without_credentials
 from mmbatch.stage_records import ExtractRecord, InferRecord, JudgeRecord
 from mmbatch.tableio import check_writable, file_format, read_table, write_table
+
+if TYPE_CHECKING:
+    from mmbatch.extract.judge_phase import JudgeSession
 
 RESUME_KEY = "extract_resume"
 """Metadata key of the settings a rerun must match to resume."""
@@ -82,7 +83,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
         rules.tasks = []
         stored_checked = check_scores(_scored(frame, rules.decisions, texts, kinds), unchecked, options.input)
     stats = None
-    with JudgeSession(options) if rules.tasks else nullcontext() as session:
+    with _judge_session(options) if rules.tasks else nullcontext() as session:
         if session is not None:
             session.ensure_ready(rules.tasks)  # before anything is written: a bad judge leaves no trace
         journal = RowJournal(options.output, _resume_settings(options, kinds), force=options.force,
@@ -134,11 +135,20 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
     return ExtractResult(summary, EXIT_ROWS_FAILED if failed else EXIT_OK)
 
 
+def _judge_session(options: ExtractOptions) -> JudgeSession:
+    """The judge's session; its client (HTTP, TLS certificates, the cache) is imported only when rows need a judge:
+    ~35 ms of every run without one."""
+    from mmbatch.extract.judge_phase import JudgeSession
+
+    return JudgeSession(options)
+
+
 def _run_clip(rows: list[dict[str, Any]], options: ExtractOptions, metadata: dict[str, Any],
               commit: Callable[[list[tuple[int, Outcome]]], None]) -> dict[str, Any] | None:
     """CLIP over the generate-image rows still to decide (loading the model only then); its settings, or None."""
     if not rows:
         return None
+    from mmbatch.extract.clip_phase import decide_by_clip
     from mmbatch.extract.clip_ranking import ClipRanker
     from mmbatch.infer.requests import default_media_root
     from mmbatch.optional_packages import missing_package
@@ -200,6 +210,8 @@ def _failed_earlier(tasks: list[JudgeTask], earlier: pl.DataFrame) -> set[object
     """Judge groups an earlier run's judge outcomes found wrong (on resume, their other rows are not asked)."""
     if earlier.height == 0:
         return set()
+    from mmbatch.extract.judge_phase import is_known_wrong
+
     earlier_by_index = dict(zip(earlier["index"].to_list(), earlier.select("extracted", "extract_method").iter_rows(),
                                 strict=True))
     failed: set[object] = set()

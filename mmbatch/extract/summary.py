@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from mmbatch.extract.judge import JudgeStats
 from mmbatch.schema.columns import EXTRACT_METHODS
+
+if TYPE_CHECKING:  # the judge's client is imported by runs that ask a judge only
+    from mmbatch.extract.judge import JudgeStats
 
 PRICES_PER_MILLION_TOKENS: dict[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.60),

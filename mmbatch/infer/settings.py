@@ -101,7 +101,7 @@ class InferOptions:
 def recorded_option(key: str, value: Any) -> Any:
     """An option's value as it may be recorded: a server URL without the ``user:password@`` it may carry."""
     if key == "base_url" and isinstance(value, str):
-        from mmbatch.openai_client import without_credentials
+        from mmbatch.server_urls import without_credentials
 
         return without_credentials(value)
     return value

@@ -44,7 +44,7 @@ class RayOptions:
 
     def recorded(self) -> dict[str, object]:
         """What the predictions file's metadata records about the executor (the address without credentials)."""
-        from mmbatch.openai_client import without_credentials
+        from mmbatch.server_urls import without_credentials
 
         return {"name": "ray", "address": None if self.address is None else without_credentials(self.address),
                 "actors": self.actors, "gpus_per_actor": self.gpus_per_actor, "cpus_per_actor": self.cpus_per_actor,
