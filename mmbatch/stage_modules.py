@@ -9,10 +9,11 @@ Each stage names its own function, imported on the first call, so nothing here d
 
 from __future__ import annotations
 
-import importlib
 import sys
 import types
 from typing import Any
+
+from mmbatch.references import load
 
 
 class CallableStage(types.ModuleType):
@@ -22,8 +23,7 @@ class CallableStage(types.ModuleType):
     """``module:attribute`` of the stage function."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        module, _, name = self.stage_function.partition(":")
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+        return load(self.stage_function)(*args, **kwargs)
 
 
 def make_callable(module_name: str, stage_function: str) -> None:

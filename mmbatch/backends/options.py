@@ -8,7 +8,6 @@ type. A key the backend does not declare is an error naming the keys it does dec
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import Any
 from mmbatch.backends.base import BackendOptions
 from mmbatch.backends.declaration import BackendDeclaration
 from mmbatch.errors import BadInputError
+from mmbatch.references import load
 
 ARGS_VARIABLE = "MMBATCH_BACKEND_ARGS"
 """Environment variable holding ``KEY=VALUE`` pairs separated by whitespace; ``--backend-arg`` pairs come after
@@ -26,8 +26,7 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 def options_class(declaration: BackendDeclaration) -> type[BackendOptions]:
     """The backend's options class (its module is imported now)."""
-    module_name, _, attribute = declaration.options.partition(":")
-    cls: type[BackendOptions] = getattr(importlib.import_module(module_name), attribute)
+    cls: type[BackendOptions] = load(declaration.options)
     return cls
 
 

@@ -8,10 +8,11 @@ choices and help all read these declarations, so a benchmark is one package plus
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
+
+from mmbatch.references import load
 
 if TYPE_CHECKING:
     from mmbatch.answers.kind import AnswerKind
@@ -114,12 +115,6 @@ class Benchmark:
         """Its answer kind (:attr:`answers`), imported on first use."""
         kind: AnswerKind = _load_once(self.answers)
         return kind
-
-
-def load(target: str) -> Any:
-    """The object a ``module:attribute`` reference names, importing the module only now."""
-    module_name, _, attribute = target.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
 
 
 @cache

@@ -20,6 +20,7 @@ from mmbatch.backends.library_versions import RESUME_KEY, installed_versions
 from mmbatch.backends.options import backend_options
 from mmbatch.backends.registry import get_backend_declaration
 from mmbatch.infer.on_ray.options import RayOptions
+from mmbatch.references import load
 from mmbatch.row_facts import file_sha256
 
 LIKELIHOOD_TARGETS = ("content", "letter")
@@ -144,10 +145,7 @@ def checkpoint_settings(declaration: BackendDeclaration, model: str, revision: s
     """The settings the backend reads from the checkpoint itself (Phi-4-multimodal's vision adapter), if any."""
     if declaration.checkpoint_settings is None:
         return {}
-    import importlib
-
-    module, _, function = declaration.checkpoint_settings.partition(":")
-    return dict(getattr(importlib.import_module(module), function)(model, revision))
+    return dict(load(declaration.checkpoint_settings)(model, revision))
 
 
 def run_settings(options: InferOptions) -> dict[str, Any]:
