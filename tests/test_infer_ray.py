@@ -144,7 +144,6 @@ def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava
     committed, and the file is the local one."""
     output, log = tmp_path / "predictions.parquet", tmp_path / "driver.log"
     command = [sys.executable, "-m", "mmbatch", *infer_args(tiny_llava, prepared, output, *ray_args(ray_cluster))]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
     seen: dict[str, int] = {}
 
     def rows_committed() -> bool:
@@ -155,18 +154,12 @@ def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava
         seen["before_driver_kill"] = committed_count(output)
         return "infer: retrying" in log.read_text() and seen["before_driver_kill"] > seen["before_actor_kill"]
 
-    with log.open("w") as sink:
-        driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=REPO_ROOT)
-        try:
-            # Chunk 0, the longest (32 rows in 4 result lists): its retry leaves the new actor lists and chunks to
-            # answer, while which the driver is killed.
-            actor = act_inside_a_chunk(driver, log, psutil.Process.kill, ready=rows_committed, chunk=0)
-            act_inside_a_chunk(driver, log, lambda _: driver.kill(), ready=committed_since_kill, other_than=actor.pid)
-            driver.wait(timeout=60)
-        finally:
-            if driver.poll() is None:
-                driver.kill()
-                driver.wait()
+    with running_driver(command, log) as driver:
+        # Chunk 0, the longest (32 rows in 4 result lists): its retry leaves the new actor lists and chunks to
+        # answer, while which the driver is killed.
+        actor = act_inside_a_chunk(driver, log, psutil.Process.kill, ready=rows_committed, chunk=0)
+        act_inside_a_chunk(driver, log, lambda _: driver.kill(), ready=committed_since_kill, other_than=actor.pid)
+        driver.wait(timeout=60)
     text = log.read_text()
     assert "infer: retrying" in text and f"(pid {actor.pid} on " in text, text[-3000:]
     assert not output.exists()  # killed before the end: only the progress folder holds rows
@@ -177,7 +170,7 @@ def test_killed_actor_and_killed_driver_lose_no_row(ray_cluster: str, tiny_llava
     assert done.len() >= seen["before_driver_kill"] - 1  # the broken image's row is committed as failed
     assert stale_rows(committed, local_output) == []  # every committed row holds the local answer already
 
-    rerun = subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO_ROOT, timeout=600)
+    rerun = subprocess.run(command, capture_output=True, text=True, env=driver_env(), cwd=REPO_ROOT, timeout=600)
     assert rerun.returncode == 3, rerun.stderr[-3000:]
     remaining = local_output.height - done.len()
     assert f"{done.len()} already done, {remaining} to run" in rerun.stderr
@@ -192,17 +185,10 @@ def test_a_killed_actors_retried_chunk_is_counted_once(ray_cluster: str, tiny_ll
     result list counted once, not the two actors' running totals added up)."""
     output, log = tmp_path / "predictions.parquet", tmp_path / "driver.log"
     command = [sys.executable, "-m", "mmbatch", *infer_args(tiny_llava, prepared, output, *ray_args(ray_cluster))]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-    with log.open("w") as sink:
-        driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=REPO_ROOT)
-        try:
-            # Once the first result list is committed: the retried chunk (the longest) holds rows committed already.
-            act_inside_a_chunk(driver, log, psutil.Process.kill, ready=lambda: committed_count(output) >= 2, chunk=0)
-            assert driver.wait(timeout=600) == 3, log.read_text()[-3000:]  # the broken image, as locally
-        finally:
-            if driver.poll() is None:
-                driver.kill()
-                driver.wait()
+    with running_driver(command, log) as driver:
+        # Once the first result list is committed: the retried chunk (the longest) holds rows committed already.
+        act_inside_a_chunk(driver, log, psutil.Process.kill, ready=lambda: committed_count(output) >= 2, chunk=0)
+        assert driver.wait(timeout=600) == 3, log.read_text()[-3000:]  # the broken image, as locally
     assert "infer: retrying" in log.read_text()
     same_rows(output, local_output)
     assert read_metadata(output)["infer"]["row_counts"] == read_metadata(local_file)["infer"]["row_counts"]
@@ -233,6 +219,24 @@ def stale_rows(committed: pl.DataFrame, expected: pl.DataFrame) -> list[int]:
     both = both.with_columns(pl.col(pl.String).replace("", None))
     differs = pl.any_horizontal([pl.col(name).ne_missing(pl.col(f"{name}_expected")) for name in columns])
     return both.filter(differs)["index"].to_list()
+
+
+def driver_env() -> dict[str, str]:
+    """The environment of a driver process: this checkout first on the path."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+
+
+@contextlib.contextmanager
+def running_driver(command: list[str], log: Path) -> Iterator[subprocess.Popen[Any]]:
+    """A driver process running ``command``, its output in ``log``; killed on the way out if still running."""
+    with log.open("w") as sink:
+        driver = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=driver_env(), cwd=REPO_ROOT)
+        try:
+            yield driver
+        finally:
+            if driver.poll() is None:
+                driver.kill()
+                driver.wait()
 
 
 def committed_count(output: Path) -> int:
