@@ -28,9 +28,8 @@ install-light:
 	$(PIP) install --disable-pip-version-check -q -c constraints.txt -e .
 
 ## test: lint, type check (also as Python 3.10, the oldest supported), schema drift check and the whole suite
-## (offline, CPU). The test environments build side by side on a fresh machine: pip spends its time unpacking and
-## writing files more than computing, so four at once take about the time of the largest.
-## The two type checks (a minute of one core each on a fresh clone) run beside the environment builds.
+## (offline, CPU). The test environments, ruff and the two type checks (~25 s of one core each on a fresh clone) run
+## side by side on a fresh machine: ~2 minutes, most of it vllm-env's install.
 test:
 	$(MAKE) --no-print-directory --output-sync=target -j6 install airflow-env vllm-env torchvision-env tracking-env \
 		browser ruff mypy mypy-3.10
