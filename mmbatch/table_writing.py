@@ -1,9 +1,12 @@
-"""How :mod:`mmbatch.tableio` writes a Parquet stage file, and how other work runs while a file is written.
+"""How :mod:`mmbatch.tableio` writes a stage file: from batches made on demand, so that a stage holds one batch of
+its output at a time, never the whole table; and how other work runs while a file is written.
 
-polars writes Parquet itself (pyarrow's writer cost as much CPU here, and its import alone 0.3-0.5 s of every
-command), in row groups of ~16 MB, with the mmbatch metadata as the file's key-value metadata under
-:data:`METADATA_KEY`. polars releases the GIL while it writes, so a caller's Python work (``prepare``'s image checks)
-can run meanwhile: :func:`while_writing`.
+polars writes the file itself (pyarrow's writer cost as much CPU here, and its import alone 0.3-0.5 s of every
+command). The batches go to its streaming writer as deferred frames (``pl.defer``): it asks for each when it is ready
+for it, in order, and writes row groups of ~16 MB as they fill. The mmbatch metadata is the Parquet file's key-value
+metadata under :data:`METADATA_KEY`, asked for once every batch is written (a stage records totals it learns while
+making the batches: the digest of the row scores). polars releases the GIL while it writes, so a caller's Python work
+(``prepare``'s image checks) can run meanwhile: :func:`while_writing`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import json
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,8 +33,70 @@ PAYLOAD_COLUMNS = ("image",)
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
 
 
-def write_parquet(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> None:
-    """Write ``frame`` and ``metadata`` to ``path`` with polars' own Parquet writer, in row groups of ~16 MB.
+@dataclass(frozen=True)
+class Batches:
+    """A table to write as ``count`` frames, batch ``k`` made by ``make(k)`` when the writer gets to it.
+
+    Every batch has the columns and types of batch 0, and the rows are batch 0's, then batch 1's, and so on.
+    ``make`` is called once per batch, in order (the writer checks it): a stage may total what it sees in them.
+    """
+
+    count: int
+    """How many batches (at least 1; a batch may have no rows)."""
+    make: Callable[[int], pl.DataFrame]
+    """Batch ``k``, for ``k`` in ``range(count)``."""
+
+    @staticmethod
+    def of(frame: pl.DataFrame) -> Batches:
+        """A frame already in memory, as one batch."""
+        return Batches(1, lambda _: frame)
+
+    def each(self, change: Callable[[pl.DataFrame], pl.DataFrame]) -> Batches:
+        """These batches with ``change`` applied to each as it is made."""
+        return Batches(self.count, lambda k: change(self.make(k)))
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """Batches as one lazy frame for polars' streaming writers, and batch 0 (made first: its schema is the table's,
+    and its size per row sets the row groups)."""
+
+    lazy: pl.LazyFrame
+    first: pl.DataFrame
+    made: list[int]
+    """How often the writer asked for each batch (batch 0: made beforehand)."""
+
+    @staticmethod
+    def of(batches: Batches) -> _Stream:
+        if batches.count < 1:
+            raise ValueError("a table is written from at least one batch")
+        first = batches.make(0)
+        made = [1] + [0] * (batches.count - 1)
+
+        def batch(k: int) -> pl.DataFrame:
+            made[k] += 1
+            if made[k] > 1:  # a stage totals what it sees in each batch: twice would count the rows twice
+                raise RuntimeError(f"the writer asked for batch {k} of {batches.count} twice")
+            return batches.make(k)
+
+        later = [pl.defer(partial(batch, k), schema=first.schema) for k in range(1, batches.count)]
+        lazy = pl.concat([first.lazy(), *later], how="vertical") if later else first.lazy()
+        return _Stream(lazy, first, made)
+
+    def check_all_made(self) -> None:
+        """Raise when the writer did not ask for every batch exactly once (a bug, never a file to keep).
+
+        Raises:
+            RuntimeError: naming the first batch asked for another number of times.
+        """
+        wrong = next((k for k, times in enumerate(self.made) if times != 1), None)
+        if wrong is not None:
+            raise RuntimeError(f"the writer asked for batch {wrong} of {len(self.made)} {self.made[wrong]} times")
+
+
+def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str, Any]]) -> None:
+    """Write the batches and ``metadata()`` (asked for once they are all written) to ``path`` with polars' own
+    Parquet writer, in row groups of ~16 MB.
 
     polars compresses a file with one codec: zstd, except for files holding base64 payloads, where it took 0.86 s of
     CPU for 425 MB of JPEGs against 0.45 s for lz4 (or none), to save a third of their size; those files get lz4,
@@ -38,20 +105,53 @@ def write_parquet(frame: pl.DataFrame, path: Path, metadata: dict[str, Any]) -> 
     Raises:
         OSError: the file system refused the write (full disk, file-size limit), with its error number.
     """
-    row_bytes = frame.estimated_size() / max(frame.height, 1)
+    stream = _Stream.of(batches)
+    row_bytes = stream.first.estimated_size() / max(stream.first.height, 1)
     rows_per_group = max(1, min(1 << 20, int(ROW_GROUP_BYTES / max(row_bytes, 1))))
-    compression: Literal["lz4", "zstd"] = "lz4" if any(name in frame.columns for name in PAYLOAD_COLUMNS) else "zstd"
+    payloads = any(name in stream.first.columns for name in PAYLOAD_COLUMNS)
+    compression: Literal["lz4", "zstd"] = "lz4" if payloads else "zstd"
+    failures: list[Exception] = []
+
+    def key_values(_: object) -> dict[str, str]:
+        # The writer asks when it writes the footer, after every row; what this raised would reach the caller as a
+        # ComputeError naming nothing useful, so it is kept and raised as it is once the writer returns.
+        try:
+            return {METADATA_KEY: json.dumps(metadata(), ensure_ascii=False, default=str)}
+        except Exception as exc:  # raised again below, once the writer returns
+            failures.append(exc)
+            return {}
+
     try:
-        frame.write_parquet(path, compression=compression, row_group_size=rows_per_group,
-                            metadata={METADATA_KEY: json.dumps(metadata, ensure_ascii=False, default=str)})
+        stream.lazy.sink_parquet(path, compression=compression, row_group_size=rows_per_group, metadata=key_values)
     except pl.exceptions.ComputeError as exc:
-        # The writer reports a refused write as a ComputeError naming "(os error N)": raised as the OSError it is,
-        # so the CLI says it in one line like any other refused write.
-        found = _OS_ERROR.search(str(exc))
-        if found is None:
-            raise
-        number = int(found.group(1))
-        raise OSError(number, os.strerror(number), str(path.parent)) from exc  # the temporary name means nothing
+        raise _os_error(exc, path) from exc
+    if failures:
+        raise failures[0]
+    stream.check_all_made()
+
+
+def write_tsv(batches: Batches, path: Path) -> None:
+    """Write the batches (text and numbers only: list columns already as JSON text) as one TSV file.
+
+    Raises:
+        OSError: the file system refused the write, with its error number.
+    """
+    stream = _Stream.of(batches)
+    try:
+        stream.lazy.sink_csv(path, separator="\t", quote_style="necessary", null_value="")
+    except pl.exceptions.ComputeError as exc:
+        raise _os_error(exc, path) from exc
+    stream.check_all_made()
+
+
+def _os_error(exc: pl.exceptions.ComputeError, path: Path) -> Exception:
+    """The writer reports a refused write as a ComputeError naming "(os error N)": that as the OSError it is, so the
+    CLI says it in one line like any other refused write; any other error as it came."""
+    found = _OS_ERROR.search(str(exc))
+    if found is None:
+        return exc
+    number = int(found.group(1))
+    return OSError(number, os.strerror(number), str(path.parent))  # the temporary name means nothing
 
 
 def while_writing(write: Callable[[], None], alongside: Callable[[], None] | None) -> None:

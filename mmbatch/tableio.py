@@ -33,7 +33,15 @@ from mmbatch.json_text import parse_json
 from mmbatch.schema.columns import EMPTY_TEXT_KEPT
 from mmbatch.schema.types import restore_types
 from mmbatch.secret_values import scrub_value
-from mmbatch.table_writing import METADATA_KEY, while_writing, write_parquet
+from mmbatch.table_writing import METADATA_KEY, Batches, while_writing, write_parquet, write_tsv
+from mmbatch.tsv_checks import (
+    MAX_LINE_BYTES,
+    check_line_lengths,
+    check_unique_columns,
+    check_utf8,
+    line_with_extra_fields,
+    unquoted,
+)
 from mmbatch.xlsx_limits import check_xlsx
 
 READ_FORMATS = (".tsv", ".parquet", ".xlsx")
@@ -41,9 +49,6 @@ MAX_COLUMNS = 10_000
 """Most columns a TSV may have (stage files have ~30; a million-column file took 339 s and 7.9 GB in prepare)."""
 MAX_HEADER_BYTES = 4 << 20
 """Longest TSV header line read."""
-MAX_LINE_BYTES = 64 << 20
-"""Longest TSV line (a row with its base64 image: MMBench's largest are a few MB). The reader holds ~5x a line: a
-2 GB line went over 12 GB."""
 WRITE_FORMATS = (".tsv", ".parquet")
 
 @dataclass
@@ -116,117 +121,29 @@ def _read_tsv(path: Path) -> pl.DataFrame:
         try:
             header.decode("utf-8")
         except UnicodeDecodeError:
-            _check_utf8(path)  # polars reads column names lossily, so a bad header must be caught here
+            check_utf8(path)  # polars reads column names lossily, so a bad header must be caught here
     columns = header.count(b"\t") + 1
     if len(header) > MAX_HEADER_BYTES or columns > MAX_COLUMNS:
         raise BadInputError(f"the header holds {'over ' if len(header) > MAX_HEADER_BYTES else ''}{columns:,} "
                             f"columns or {len(header):,} bytes, over the limits of {MAX_COLUMNS:,} columns "
                             f"(MAX_COLUMNS) and {MAX_HEADER_BYTES:,} bytes", path=path)
-    check_unique_columns([_unquoted(name) for name in header.rstrip(b"\r\n").decode("utf-8").split("\t")], path)
+    check_unique_columns([unquoted(name) for name in header.rstrip(b"\r\n").decode("utf-8").split("\t")], path)
     if path.stat().st_size > MAX_LINE_BYTES:  # a smaller file cannot hold a longer line
-        _check_line_lengths(path)
+        check_line_lengths(path)
     try:
         return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"', glob=False)
     except pl.exceptions.ComputeError:
         # polars checks UTF-8 itself but only says "invalid utf-8 sequence": scan for the line only then, since a
         # scan of every file costs as much as reading it (~1 s for a 400 MB MMBench file).
-        _check_utf8(path)
+        check_utf8(path)
         # A stray quote at the start of an unquoted field breaks quoted parsing (docs/rules.md §1).
         try:
             return pl.read_csv(path, separator="\t", infer_schema=False, quote_char=None, glob=False)
         except Exception as exc:
-            raise BadInputError(f"not a readable TSV file ({_first_line(exc)}{_line_with_extra_fields(path)})",
+            raise BadInputError(f"not a readable TSV file ({_first_line(exc)}{line_with_extra_fields(path)})",
                                 path=path) from exc
     except pl.exceptions.NoDataError as exc:
         raise BadInputError("the file is empty", path=path) from exc
-
-
-def _check_line_lengths(path: Path, chunk_size: int = 1 << 24) -> None:
-    """Refuse a line longer than :data:`MAX_LINE_BYTES`, reading a buffer at a time (the lines themselves are never
-    held); the message names the line.
-
-    Raises:
-        BadInputError: naming the line and the limit.
-    """
-    line, length = 1, 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(chunk_size):
-            start = 0
-            while (end := chunk.find(b"\n", start)) != -1:
-                if length + end - start > MAX_LINE_BYTES:
-                    break
-                line, length, start = line + 1, 0, end + 1
-            length += (len(chunk) if end == -1 else end) - start
-            if length > MAX_LINE_BYTES:
-                raise BadInputError(f"line {line} is over {MAX_LINE_BYTES:,} bytes long (MAX_LINE_BYTES): a cell "
-                                    "that big is no benchmark text or image; check the file", path=path)
-
-
-def check_unique_columns(names: list[str], path: Path) -> None:
-    """Refuse a header naming a column twice: polars would rename the second (``A_duplicated_0``), and an option
-    would silently vanish from the prompts.
-
-    Raises:
-        BadInputError: naming the first repeated column and how often it appears.
-    """
-    seen: dict[str, int] = {}
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-    repeated = next((name for name, count in seen.items() if count > 1), None)
-    if repeated is not None:
-        raise BadInputError(f"the header names this column {seen[repeated]} times; give each column one name",
-                            path=path, column=repeated)
-
-
-def _unquoted(name: str) -> str:
-    """A header field as the CSV reader reads it: ``"A"`` is ``A`` (a doubled quote inside is one quote)."""
-    if len(name) >= 2 and name[0] == name[-1] == '"':
-        return name[1:-1].replace('""', '"')
-    return name
-
-
-def _line_with_extra_fields(path: Path, chunk_size: int = 1 << 24) -> str:
-    """Where the first row with more fields than the header is (``: line 5 holds 9 fields, the header 7 columns``),
-    counted as the unquoted reader splits (a tab per field); empty when none does. Read a buffer at a time."""
-    expected = line = tabs = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(chunk_size):
-            start = 0
-            while (end := chunk.find(b"\n", start)) != -1:
-                tabs += chunk.count(b"\t", start, end)
-                line += 1
-                if line == 1:
-                    expected = tabs
-                elif tabs > expected and chunk[start:end].strip(b"\r"):
-                    return f": line {line} holds {tabs + 1} fields, the header {expected + 1} columns"
-                tabs, start = 0, end + 1
-            tabs += chunk.count(b"\t", start)
-    if line and tabs > expected:
-        return f": line {line + 1} holds {tabs + 1} fields, the header {expected + 1} columns"
-    return ""
-
-
-def _check_utf8(path: Path, chunk_size: int = 1 << 24) -> None:
-    """Fail clearly on a file that is not UTF-8, naming the line of the first bad byte."""
-    import codecs
-
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    line = 1
-    with path.open("rb") as handle:
-        while chunk := handle.read(chunk_size):
-            try:
-                decoder.decode(chunk)
-            except UnicodeDecodeError as exc:
-                line += chunk[: exc.start].count(b"\n")
-                raise BadInputError(
-                    f"the file is not UTF-8 (byte 0x{chunk[exc.start]:02x} on line {line}); re-save it as UTF-8",
-                    path=path,
-                ) from exc
-            line += chunk.count(b"\n")
-        try:
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError as exc:
-            raise BadInputError("the file is not UTF-8 (it ends inside a character)", path=path) from exc
 
 
 def _read_xlsx(path: Path) -> pl.DataFrame:
@@ -345,16 +262,27 @@ def write_table(frame: pl.DataFrame, path: str | Path, metadata: dict[str, Any] 
         alongside: work to do while polars writes (in another thread: its writer releases the GIL), such as checks
             that change no row; the file is put in place only when it returns, and what it raises is raised.
     """
+    recorded = metadata or {}
+    return write_batches(Batches.of(frame), path, lambda: recorded, alongside=alongside)
+
+
+def write_batches(batches: Batches, path: str | Path, metadata: Callable[[], dict[str, Any]], *,
+                  alongside: Callable[[], None] | None = None) -> Path:
+    """Write a table made batch by batch (:class:`~mmbatch.table_writing.Batches`) as :func:`write_table` writes a
+    frame: atomically, in the canonical form, with ``metadata()`` (asked for once every batch is made: a stage may
+    record what it totalled over them) scrubbed of the API keys in use."""
     path = through_link(Path(path))
     fmt = file_format(path, writing=True)
-    metadata = scrub_value({"mmbatch_version": __version__, **(metadata or {})})
-    frame = canonical(frame)
     path.parent.mkdir(parents=True, exist_ok=True)
+
+    def recorded() -> dict[str, Any]:
+        return scrub_value({"mmbatch_version": __version__, **metadata()})
+
     if fmt == ".parquet":
         with atomic_path(path) as tmp:
-            while_writing(lambda: write_parquet(frame, tmp, metadata), alongside)
+            while_writing(lambda: write_parquet(batches.each(canonical), tmp, recorded), alongside)
     else:
-        _write_tsv_pair(frame, path, metadata, alongside)
+        _write_tsv_pair(batches, path, recorded, alongside)
     return path
 
 
@@ -362,7 +290,7 @@ SIDECAR_FILE_KEY = "written_for"
 """Sidecar key recording the byte size of the TSV it was written with, so a mismatched pair is detected."""
 
 
-def _write_tsv_pair(frame: pl.DataFrame, path: Path, metadata: dict[str, Any],
+def _write_tsv_pair(batches: Batches, path: Path, metadata: Callable[[], dict[str, Any]],
                     alongside: Callable[[], None] | None = None) -> None:
     """Write a TSV and its sidecar so that no interruption leaves a file beside a sidecar that is not its own.
 
@@ -372,12 +300,15 @@ def _write_tsv_pair(frame: pl.DataFrame, path: Path, metadata: dict[str, Any],
     size, checked on every read.
     """
     sidecar = metadata_sidecar(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = [0]
+
+    def text(frame: pl.DataFrame) -> pl.DataFrame:
+        rows[0] += frame.height
+        return tsv_text_frame(canonical(frame))
+
     with locked_beside(path) as table_tmp, locked_beside(sidecar) as sidecar_tmp:
-        text = tsv_text_frame(frame)
-        while_writing(lambda: text.write_csv(table_tmp, separator="\t", quote_style="necessary", null_value=""),
-                       alongside)
-        recorded = {**metadata, SIDECAR_FILE_KEY: {"bytes": table_tmp.stat().st_size, "rows": frame.height}}
+        while_writing(lambda: write_tsv(batches.each(text), table_tmp), alongside)
+        recorded = {**metadata(), SIDECAR_FILE_KEY: {"bytes": table_tmp.stat().st_size, "rows": rows[0]}}
         sidecar_tmp.write_text(json.dumps(recorded, indent=2, ensure_ascii=False, default=str) + "\n",
                                encoding="utf-8")
         sidecar.unlink(missing_ok=True)
