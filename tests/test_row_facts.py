@@ -72,6 +72,7 @@ def test_mmbatch_has_no_import_cycles() -> None:
 
 def test_validate_counts_the_options_extract_scores() -> None:
     """A likelihood row whose option C reads ``nan`` has three options for validate, as for infer and extract."""
+    from mmbatch.benchmarks.registry import answer_kinds
     from mmbatch.extract.options import ExtractOptions
     from mmbatch.extract.reasoning import answer_texts
     from mmbatch.extract.rule_pass import first_pass
@@ -87,5 +88,5 @@ def test_validate_counts_the_options_extract_scores() -> None:
     assert not [v for v in violations if "present option" in str(v)], violations
     texts, _ = answer_texts(frame["prediction"], ())
     decided = first_pass(frame, texts, ExtractOptions(input=Path("p"), output=Path("e.parquet")),
-                         letter_scoring=False).decisions
+                         letter_scoring=False, kinds=answer_kinds(["seedbench"])).decisions
     assert decided.row(0, named=True)["extracted"] == "D"

@@ -2,7 +2,8 @@
 
 A million predictions hold far fewer distinct (answer text, options) pairs (circular copies, repeated short answers),
 and a rule's outcome depends only on those inputs, so :func:`decide_distinct` runs a kind's Python rule once per
-distinct input and spreads the result back over the rows.
+distinct input and spreads the result back over the rows; a stage reading its file in batches remembers the results
+across them (:mod:`mmbatch.answers.run_memory`), so that each distinct input of the file is decided once.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.answers.kind import DECISION_SCHEMA, JudgeSpec, KindSettings
+from mmbatch.answers.run_memory import function_identity, once_per_input, row_hashes
 from mmbatch.row_facts import missing
 from mmbatch.schema.columns import OPTION_LETTERS
 
@@ -35,7 +37,9 @@ def decide_distinct(rows: pl.DataFrame, keys: Sequence[str], rule: Callable[...,
     """``rule(*values)`` once per distinct combination of ``keys`` (nulls included), one result per row, in order.
 
     ``inputs`` turns the distinct rows (their ``keys`` columns) into the rule's arguments, column by column (e.g.
-    option texts with missing options as null); by default the rule gets the ``keys`` values themselves.
+    option texts with missing options as null); by default the rule gets the ``keys`` values themselves. ``rule``
+    and ``inputs`` must depend on nothing but their arguments and the values they close over: within a stage run
+    their results are remembered across batches (:mod:`mmbatch.answers.run_memory`).
 
     Returns:
         The columns ``extracted``, ``extract_method``, ``extract_note`` and ``_ask_judge`` (Boolean).
@@ -45,9 +49,14 @@ def decide_distinct(rows: pl.DataFrame, keys: Sequence[str], rule: Callable[...,
     if rows.height == 0:
         return pl.DataFrame(schema=schema)
     distinct, of_row = distinct_rows(columns_as_they_lie(rows, keys))
-    arguments = distinct if inputs is None else inputs(distinct)
-    decided = pl.DataFrame([rule(*values) for values in arguments.iter_rows()], schema=schema, orient="row")
-    return decided[of_row]
+
+    def decide(unseen: pl.DataFrame) -> pl.DataFrame:
+        arguments = unseen if inputs is None else inputs(unseen)
+        return pl.DataFrame([rule(*values) for values in arguments.iter_rows()], schema=schema, orient="row")
+
+    identity = ("decide_distinct", tuple(keys), function_identity(rule),
+                None if inputs is None else function_identity(inputs))
+    return once_per_input(distinct, decide, identity)[of_row]
 
 
 def distinct_rows(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
@@ -59,7 +68,7 @@ def distinct_rows(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
     # each column hashed where it lies, then the rows of those hashes: a row hash over columns chunked differently
     # (the input's row groups beside new one-chunk columns) copied every text column into one chunk first (+240 MiB
     # at a million MMBench rows)
-    hashes = pl.DataFrame([rows[name].hash(seed=position) for position, name in enumerate(rows.columns)]).hash_rows()
+    hashes = row_hashes(rows)
     first = hashes.is_first_distinct()
     distinct = rows.filter(first)
     ids = hashes.to_frame("h").join(hashes.filter(first).to_frame("h").with_row_index(_ROW), on="h", how="left",

@@ -21,6 +21,8 @@ from functools import lru_cache
 
 import polars as pl
 
+from mmbatch.answers.run_memory import function_identity, once_per_input
+
 PANDAS_MISSING = frozenset({
     "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA",
     "NULL", "NaN", "None", "n/a", "nan", "null",
@@ -141,13 +143,27 @@ def _shown(cell: str) -> str:
 def first_problem(rows: pl.DataFrame, check: Callable[[str], object]) -> tuple[object, str] | None:
     """The first (``index``, reason) of ``rows`` whose ``answer`` cell ``check`` refuses; None when it takes all.
 
-    Rows without an answer (null or blank: test splits) are skipped; each distinct cell is checked once, in file order.
+    Rows without an answer (null or blank: test splits) are skipped; each distinct cell is checked once, in file order
+    (once per run when the stage reads its file in batches: :mod:`mmbatch.answers.run_memory`).
     """
     answer = pl.col("answer").cast(pl.String)
     firsts = rows.select("index", answer).filter(answer.str.strip_chars().fill_null("") != "")
-    for index, cell in firsts.unique(subset="answer", keep="first", maintain_order=True).iter_rows():
-        try:
-            check(cell)
-        except ReferenceProblem as problem:
-            return index, str(problem)
-    return None
+    distinct = firsts.unique(subset="answer", keep="first", maintain_order=True)
+
+    def problems(unseen: pl.DataFrame) -> pl.DataFrame:
+        found: list[str | None] = []
+        for cell in unseen["answer"]:
+            try:
+                check(cell)
+            except ReferenceProblem as problem:
+                found.append(str(problem))
+            else:
+                found.append(None)
+        return pl.DataFrame({"problem": found}, schema={"problem": pl.String})
+
+    problem = once_per_input(distinct.select("answer"), problems, ("first_problem", function_identity(check)))
+    refused = problem["problem"].is_not_null()
+    if not refused.any():
+        return None
+    first = int(refused.arg_true()[0])
+    return distinct["index"][first], str(problem["problem"][first])

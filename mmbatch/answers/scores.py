@@ -79,12 +79,23 @@ def hit_expression(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> pl.E
 
 def scores_digest(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> dict[str, Any]:
     """The :data:`ROW_SCORES` record of ``frame``'s scores: a digest of the cells they were computed from."""
+    return digest_record(frame.height, cells_digest(frame, kinds))
+
+
+def cells_digest(frame: pl.DataFrame, kinds: Mapping[str, AnswerKind]) -> int:
+    """The sum of the row hashes of the cells ``frame``'s scores are computed from, modulo 2**64: the digest of a
+    file written in batches is the sum of its batches' (:func:`digest_record`)."""
     named = [*SCORED_CELLS, *(column for kind in kinds.values() for column in kind.score_columns)]
     kept = [name for name in dict.fromkeys(named) if name in frame.columns]
     read = [*kept, *(["choice_logprobs"] if "choice_logprobs" in frame.columns and "choice_logprobs" not in kept
                      else [])]
     cells = columns_as_they_lie(frame, read).select(*kept, letter_rows(frame.columns).alias("_letter"))
-    return {"rows": frame.height, "digest": f"{int(cells.hash_rows().sum() or 0) % 2**64:016x}"}
+    return int(cells.hash_rows().sum() or 0) % 2**64
+
+
+def digest_record(rows: int, digest: int) -> dict[str, Any]:
+    """The :data:`ROW_SCORES` record of ``rows`` rows whose :func:`cells_digest` (summed over batches) is ``digest``."""
+    return {"rows": rows, "digest": f"{digest % 2**64:016x}"}
 
 
 def trusted_scores(frame: pl.DataFrame, metadata: Mapping[str, Any], kinds: Mapping[str, AnswerKind]

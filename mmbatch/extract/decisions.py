@@ -69,11 +69,14 @@ def with_updates(decisions: pl.DataFrame, index: pl.Series, updates: pl.DataFram
         pl.when(updated).then(pl.col(new[name])).otherwise(pl.col(name)).alias(name) for name in decisions.columns)
 
 
-def with_outcomes(frame: pl.DataFrame, decisions: pl.DataFrame) -> pl.DataFrame:
+def with_outcomes(frame: pl.DataFrame, decisions: pl.DataFrame, *, similarities: bool | None = None
+                  ) -> pl.DataFrame:
     """The input rows, in input order, with the extract columns added (replacing any earlier ones): ``error`` in
     its place (added last when the input had none), then :data:`OUTCOME_COLUMNS`, then ``choice_similarities`` when
-    a row has similarities."""
+    a row has similarities (``similarities``: whether a row of the whole file has them, for a batch of it)."""
     base = frame.drop([c for c in (*OUTCOME_COLUMNS, SIMILARITIES) if c in frame.columns])
     joined = base.with_columns(decisions["error"].alias("error"))
-    added = [*OUTCOME_COLUMNS, SIMILARITIES] if decisions[SIMILARITIES].is_not_null().any() else list(OUTCOME_COLUMNS)
+    if similarities is None:
+        similarities = bool(decisions[SIMILARITIES].is_not_null().any())
+    added = [*OUTCOME_COLUMNS, SIMILARITIES] if similarities else list(OUTCOME_COLUMNS)
     return joined.with_columns(decisions.select(added))

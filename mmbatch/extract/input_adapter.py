@@ -30,23 +30,52 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
         BadInputError: no ``index`` or ``prediction``/``choice_logprobs`` column, duplicate indices, or a file
             without a ``benchmark`` column and no ``--benchmark``.
     """
-    if "index" not in frame.columns:
+    check_predictions(frame.columns, frame["index"] if "index" in frame.columns else None, path=path)
+    return completed(frame, path=path, benchmark=benchmark, model_name=model_name), input_format(frame.columns)
+
+
+def input_format(columns: list[str]) -> str:
+    """``mmbatch`` for a file in mmbatch's own layout (it has ``g_index``, ``benchmark`` and ``model``), else
+    ``vlmevalkit`` (VLMEvalKit's or LLaVA's layout, completed by :func:`completed`)."""
+    return "mmbatch" if {"g_index", "benchmark", "model"} <= set(columns) else "vlmevalkit"
+
+
+def check_predictions(columns: list[str], index: pl.Series | None, *, path: Path) -> pl.Series:
+    """The file's whole ``index`` column, once checked: refused for a file that is no predictions file (no ``index``
+    or no ``prediction``/``choice_logprobs`` column), or an ``index`` that repeats or is empty.
+
+    Raises:
+        BadInputError: naming the file, the column and the first offending row.
+    """
+    if "index" not in columns or index is None:
         raise BadInputError("no 'index' column; is this a prediction file?", path=path, column="index")
-    if "prediction" not in frame.columns and "choice_logprobs" not in frame.columns:
+    if "prediction" not in columns and "choice_logprobs" not in columns:
         raise BadInputError("no 'prediction' column; is this a prediction file (output of infer)?", path=path,
                             column="prediction")
     # counted first, the rows marked only when some repeat: marking every row's duplicates built a hash table of
-    # ~100 MiB at a million rows, and a filter of the frame copies every column of it even when it keeps none
-    if frame["index"].n_unique() != frame.height:
-        duplicated = frame.filter(pl.col("index").is_duplicated())
-        raise BadInputError(f"duplicate index ({duplicated.height} rows share an index with another); to score every "
+    # ~100 MiB at a million rows
+    if index.n_unique() != index.len():
+        duplicated = index.filter(index.is_duplicated())
+        raise BadInputError(f"duplicate index ({duplicated.len()} rows share an index with another); to score every "
                             "row on its own, import the file with `mmbatch import --format vlmevalkit "
-                            "--duplicate-index renumber` and extract that", path=path, index=duplicated["index"][0],
+                            "--duplicate-index renumber` and extract that", path=path, index=duplicated[0],
                             column="index")
-    if frame["index"].has_nulls():
+    if index.has_nulls():
         raise BadInputError("empty index", path=path, index="(empty)", column="index")
+    return index
 
-    native = {"g_index", "benchmark", "model"} <= set(frame.columns)
+
+def completed(frame: pl.DataFrame, *, path: Path, benchmark: str | None, model_name: str | None) -> pl.DataFrame:
+    """``frame`` (checked by :func:`check_predictions`) with the columns an mmbatch predictions file has.
+
+    A file in mmbatch's layout is completed row by row (a ``benchmark`` filled from ``--benchmark``, a ``mode`` or
+    imported prompts where absent), so a part of it may be completed on its own; another tool's file must be
+    completed whole: its ``g_index`` pairs rows (MME's two questions of an image).
+
+    Raises:
+        BadInputError: a file without a ``benchmark`` column and no ``--benchmark``, or an empty benchmark cell.
+    """
+    native = input_format(frame.columns) == "mmbatch"
     if not native and benchmark is not None and "benchmark" not in frame.columns:
         frame = as_benchmark_reads_it(frame, benchmark.lower(), path)
     fills: list[pl.Expr] = []
@@ -72,7 +101,7 @@ def adapt_predictions(frame: pl.DataFrame, *, path: Path, benchmark: str | None,
     if frame["benchmark"].has_nulls():
         first = frame["index"].filter(frame["benchmark"].is_null())[0]
         raise BadInputError("empty benchmark; pass --benchmark", path=path, index=first, column="benchmark")
-    return frame, "mmbatch" if native else "vlmevalkit"
+    return frame
 
 
 def _group_expression(frame: pl.DataFrame, benchmark: str | None, path: Path) -> pl.Expr:

@@ -20,6 +20,7 @@ import json
 
 import polars as pl
 
+from mmbatch.answers.run_memory import once_per_input
 from mmbatch.errors import BadInputError
 
 TagPairs = tuple[tuple[str, str], ...]
@@ -67,14 +68,19 @@ def strip_reasoning(text: str, tags: TagPairs) -> tuple[str, str | None]:
 
 def answer_texts(predictions: pl.Series, tags: TagPairs) -> tuple[pl.DataFrame, dict[str, int]]:
     """``answer_text`` (the prediction without reasoning traces; null where there is no prediction) and
-    ``reasoning`` (``closed``, ``unclosed`` or null) of every row, each distinct prediction stripped once; and how
-    many rows had a trace removed (``closed``) or never closed (``unclosed``)."""
+    ``reasoning`` (``closed``, ``unclosed`` or null) of every row, each distinct prediction stripped once (once per
+    run when the stage reads its file in batches: :mod:`mmbatch.answers.run_memory`); and how many rows had a trace
+    removed (``closed``) or never closed (``unclosed``)."""
     text = predictions.cast(pl.String).rename("_prediction")
-    distinct = text.unique(maintain_order=True)
-    stripped = [(None, None) if value is None else strip_reasoning(value, tags) for value in distinct]
-    found = pl.DataFrame({"_prediction": distinct, "answer_text": [answer for answer, _ in stripped],
-                          "reasoning": [trace for _, trace in stripped]},
-                         schema={"_prediction": pl.String, "answer_text": pl.String, "reasoning": pl.String})
+    distinct = text.unique(maintain_order=True).to_frame()
+
+    def strip(unseen: pl.DataFrame) -> pl.DataFrame:
+        stripped = [(None, None) if value is None else strip_reasoning(value, tags) for value in unseen["_prediction"]]
+        return pl.DataFrame({"answer_text": [answer for answer, _ in stripped],
+                             "reasoning": [trace for _, trace in stripped]},
+                            schema={"answer_text": pl.String, "reasoning": pl.String})
+
+    found = once_per_input(distinct, strip, ("strip_reasoning", tags)).with_columns(distinct["_prediction"])
     rows = text.to_frame().join(found, on="_prediction", how="left", nulls_equal=True, maintain_order="left")
     counts = rows["reasoning"].value_counts()
     by_trace = dict(zip(counts["reasoning"].to_list(), counts["count"].to_list(), strict=True))

@@ -14,17 +14,20 @@ from pathlib import Path
 
 import polars as pl
 
-from mmbatch.answers.frames import choices_of, option_rows
+from mmbatch.answers.frames import choices_of, nulls, option_rows
 from mmbatch.answers.image_choice import image_rows
 from mmbatch.answers.kind import DECISION_SCHEMA, AnswerKind, KindSettings
 from mmbatch.answers.likelihood import decide_likelihood
-from mmbatch.benchmarks.registry import answer_kinds, find_benchmark
+from mmbatch.benchmarks.registry import find_benchmark
 from mmbatch.errors import BadInputError
 from mmbatch.extract.decisions import rule_decisions
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask
+from mmbatch.extract.predictions import Predictions
+from mmbatch.extract.reasoning import answer_texts
 from mmbatch.row_facts import missing
 from mmbatch.schema.columns import EXTRACT_METHODS
+from mmbatch.schema.validate import answer_names_empty_option
 
 FAILED_IN_INFER = "the row failed in infer"
 _POSITION, _FAILED, _IMAGE, _SCORED = "_position", "_failed", "_image", "_scored"
@@ -38,12 +41,27 @@ class FirstPass:
     decisions: pl.DataFrame
     """One row per input row, in order, with the columns of :data:`mmbatch.extract.decisions.SCHEMA` but ``index``:
     the rules' outcome; null (no method) for the rows of :attr:`tasks` and :attr:`image_rows`."""
-    tasks: list[JudgeTask] = field(default_factory=list)
-    """Rows for the judge, in file order."""
+    asked: dict[str, list[JudgeTask]] = field(default_factory=dict)
+    """Rows for the judge, by benchmark, each in file order."""
     image_rows: pl.DataFrame = field(default_factory=pl.DataFrame)
     """The generate-image rows, for CLIP."""
     failed_groups: set[object] = field(default_factory=set)
     """Judge groups (circular groups, or single rows) the rules already found wrong."""
+    answer_text: pl.Series = field(default_factory=lambda: pl.Series("answer_text", [], dtype=pl.String))
+    """What the rules read of each row's prediction (:func:`mmbatch.extract.reasoning.answer_texts`)."""
+    traces: dict[str, int] = field(default_factory=dict)
+    """Rows whose reasoning trace was removed (``closed``) or never closed (``unclosed``)."""
+    answers_naming_empty_option: int = 0
+    """Rows whose answer names an option left empty (:func:`mmbatch.schema.validate.answer_names_empty_option`)."""
+
+    @property
+    def tasks(self) -> list[JudgeTask]:
+        """Rows for the judge: each benchmark's in file order, the benchmarks in order of first appearance."""
+        return [task for tasks in self.asked.values() for task in tasks]
+
+    def drop_tasks(self) -> None:
+        """No row is left for the judge (``--stored-verdicts`` decided them)."""
+        self.asked = {}
 
 
 def kind_settings(options: ExtractOptions) -> KindSettings:
@@ -70,24 +88,23 @@ def check_kind_options(kinds: Mapping[str, AnswerKind], settings: KindSettings) 
             raise BadInputError(f"--kind-option {name}={value}: choose one of {', '.join(declared[name])}")
 
 
-def first_pass(frame: pl.DataFrame, texts: pl.DataFrame, options: ExtractOptions, *, letter_scoring: bool
-               ) -> FirstPass:
+def first_pass(frame: pl.DataFrame, texts: pl.DataFrame, options: ExtractOptions, *, letter_scoring: bool,
+               kinds: Mapping[str, AnswerKind]) -> FirstPass:
     """Route every row and decide what the rules can, by columns: the benchmark's kind once per partition.
 
     Args:
-        frame: the predictions, with ``index``, ``g_index``, ``benchmark`` and ``mode``.
+        frame: the predictions (a batch of them), with ``index``, ``g_index``, ``benchmark`` and ``mode``.
         texts: per row, ``answer_text`` (null where there is no prediction) and ``reasoning``
             (:func:`mmbatch.extract.reasoning.answer_texts`).
         options: the stage's options.
         letter_scoring: ``infer`` scored the letters ``A.``, ``B.``.. instead of the option texts.
+        kinds: the answer kind of each benchmark of the file (checked by :func:`check_kind_options`).
 
     Raises:
-        BadInputError: a likelihood row whose log-probabilities do not fit its options, an answer a kind cannot
-            score, or a ``--kind-option`` no kind reads.
+        BadInputError: a likelihood row whose log-probabilities do not fit its options, or an answer a kind cannot
+            score.
     """
     settings = kind_settings(options)
-    kinds = answer_kinds(frame["benchmark"].unique(maintain_order=True).to_list())
-    check_kind_options(kinds, settings)
     circular = [name for name in kinds if (found := find_benchmark(name)) is not None and found.circular]
     columns = frame.columns
     rows = frame.with_columns(
@@ -117,10 +134,44 @@ def first_pass(frame: pl.DataFrame, texts: pl.DataFrame, options: ExtractOptions
     for name, kind in kinds.items():
         of_kind = generate if len(kinds) == 1 else generate.filter(pl.col("benchmark") == name)
         if of_kind.height:
-            _decide_generate(of_kind, kind, settings, options.input, result)
-    if result.tasks and options.skip_failed_groups:
+            result.asked[name] = _decide_generate(of_kind, kind, settings, options.input, result)
+    if options.use_judge and options.skip_failed_groups:  # a batch's wrong rows may fail a group asked in another
         result.failed_groups = _known_wrong_groups(rows, result.decisions)
     return result
+
+
+def decide_by_rules(predictions: Predictions, options: ExtractOptions, kinds: Mapping[str, AnswerKind], *,
+                    letter_scoring: bool) -> FirstPass:
+    """:func:`first_pass` over every batch of ``predictions``, the batches' results joined in file order (what a
+    kind's Python decided for an input is remembered for the later batches: :mod:`mmbatch.answers.run_memory`).
+
+    Raises:
+        BadInputError: as :func:`first_pass`, or a ``--kind-option`` no kind of the file reads.
+    """
+    check_kind_options(kinds, kind_settings(options))
+    parts: list[FirstPass] = []
+    for k in range(predictions.count):
+        frame = predictions.batch(k)
+        predicted = frame["prediction"] if "prediction" in frame.columns else nulls("prediction", frame.height)
+        texts, traces = answer_texts(predicted, options.reasoning_tags)
+        part = first_pass(frame, texts, options, letter_scoring=letter_scoring, kinds=kinds)
+        part.answer_text, part.traces = texts["answer_text"], traces
+        part.answers_naming_empty_option = int(answer_names_empty_option(frame).sum())
+        parts.append(part)
+    if len(parts) == 1:
+        return parts[0]
+    asked: dict[str, list[JudgeTask]] = {name: [] for name in kinds}
+    for part in parts:
+        for name, tasks in part.asked.items():
+            asked[name].extend(tasks)
+    return FirstPass(
+        decisions=pl.concat([part.decisions for part in parts], how="vertical"),
+        asked={name: tasks for name, tasks in asked.items() if tasks},
+        image_rows=pl.concat([part.image_rows for part in parts], how="vertical"),
+        failed_groups=set().union(*(part.failed_groups for part in parts)) if any(asked.values()) else set(),
+        answer_text=pl.concat([part.answer_text for part in parts], how="vertical"),
+        traces={name: sum(part.traces.get(name, 0) for part in parts) for name in ("closed", "unclosed")},
+        answers_naming_empty_option=sum(part.answers_naming_empty_option for part in parts))
 
 
 def _without(rows: pl.DataFrame, leave_out: pl.Expr) -> pl.DataFrame:
@@ -173,8 +224,9 @@ def _place(result: FirstPass, positions: pl.Series, *, extracted: pl.Series | No
 
 
 def _decide_generate(rows: pl.DataFrame, kind: AnswerKind, settings: KindSettings, path: Path,
-                     result: FirstPass) -> None:
-    """One benchmark's generate rows through its kind: decided rows, and judge tasks for what it leaves open."""
+                     result: FirstPass) -> list[JudgeTask]:
+    """One benchmark's generate rows through its kind: decided rows placed, and judge tasks for what it leaves
+    open (returned)."""
     kind.check_answers(rows, path)
     decided = kind.decide(rows.drop(_POSITION, _FAILED, _IMAGE, _SCORED, _GROUP_ID, _IN_GROUP, _TRUTH), settings)
     _check_decisions(kind, decided, rows.height)
@@ -183,7 +235,7 @@ def _decide_generate(rows: pl.DataFrame, kind: AnswerKind, settings: KindSetting
     _place(result, rows[_POSITION].filter(kept), extracted=decided["extracted"].filter(kept),
            method=decided["extract_method"].filter(kept), note=decided["extract_note"].filter(kept))
     if not asks.any():
-        return
+        return []
     if kind.judge is None or not settings.use_judge:
         raise RuntimeError(f"answer kind {kind.name!r} asked for the judge " +
                            ("but has no judge" if kind.judge is None else "under --no-judge"))
@@ -195,8 +247,8 @@ def _decide_generate(rows: pl.DataFrame, kind: AnswerKind, settings: KindSetting
         letters, options = option_rows(asked)
         choices = [choices_of(letters, present) for present in options]
     facts = asked.select("index", _IN_GROUP, _GROUP_ID, _TRUTH, decided["judge_prompt"].filter(asks))
-    for (index, in_group, group_id, truth, prompt), present in zip(facts.iter_rows(), choices, strict=True):
-        result.tasks.append(JudgeTask(int(index), group_key(in_group, group_id), judge, prompt, truth, present))
+    return [JudgeTask(int(index), group_key(in_group, group_id), judge, prompt, truth, present)
+            for (index, in_group, group_id, truth, prompt), present in zip(facts.iter_rows(), choices, strict=True)]
 
 
 def _known_wrong_groups(rows: pl.DataFrame, decisions: pl.DataFrame) -> set[object]:

@@ -8,36 +8,37 @@ where it stopped and pays for nothing twice.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from mmbatch.answers.frames import nulls
 from mmbatch.answers.judge_prompts import template_hash
 from mmbatch.answers.kind import AnswerKind
 from mmbatch.answers.letters import CHOICE_RULES
-from mmbatch.answers.scores import ROW_SCORES, SCORE, row_scores, scores_digest
+from mmbatch.answers.run_memory import remembered_across_batches
+from mmbatch.answers.scores import ROW_SCORES
 from mmbatch.backends.library_versions import installed_versions
 from mmbatch.benchmarks.registry import answer_kinds
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
-from mmbatch.extract.decisions import SCHEMA, committed_outcomes, outcome_frame, with_outcomes, with_updates
-from mmbatch.extract.input_adapter import adapt_predictions
+from mmbatch.extract.decisions import SCHEMA, committed_outcomes, outcome_frame, with_updates
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
-from mmbatch.extract.reasoning import answer_texts
-from mmbatch.extract.rule_pass import first_pass, kind_settings
+from mmbatch.extract.output_rows import ExtractedRows
+from mmbatch.extract.predictions import open_predictions
+from mmbatch.extract.rule_pass import decide_by_rules, kind_settings
 from mmbatch.extract.stored_verdicts import check_scores, file_kind_options, stored_outcomes, stored_record
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
 from mmbatch.own_inputs import refuse_writing_over_inputs
 from mmbatch.row_facts import GROUP_FAILED_NOTE, file_sha256
-from mmbatch.schema.validate import answer_names_empty_option
 from mmbatch.server_urls import OFFICIAL_BASE_URL, resolved_base_url, without_credentials
 from mmbatch.stage_records import ExtractRecord, InferRecord, JudgeRecord
-from mmbatch.tableio import check_writable, file_format, read_table, write_table
+from mmbatch.tableio import check_writable, file_format, write_batches
 
 if TYPE_CHECKING:
     from mmbatch.extract.judge_phase import JudgeSession
@@ -58,81 +59,91 @@ class ExtractResult:
 def run_extract(options: ExtractOptions) -> ExtractResult:
     """Extract every row of ``options.input`` into ``options.output``; resumable.
 
+    The file is read a batch at a time twice: once to decide each row by the rules, once to write it with its
+    outcome; between the two only the rows' outcomes are held, and the judge and CLIP decide what the rules left.
+
     Raises:
         BadInputError: bad input or options, or an unreachable/misconfigured judge (exit 2).
     """
     started = time.monotonic()
     _check_options(options)
-    table = read_table(options.input)
+    predictions = open_predictions(options.input, benchmark=options.benchmark, model_name=options.model_name)
+    metadata = predictions.table.metadata
     if options.stored_verdicts:  # the stored replies are read by the grader that wrote them (import records it)
-        options = replace(options, kind_options=file_kind_options(options.kind_options, table.metadata,
-                                                                  options.input))
-    frame, input_format = adapt_predictions(table.frame, path=options.input, benchmark=options.benchmark,
-                                            model_name=options.model_name)
-    infer_record = InferRecord.from_metadata(table.metadata)
+        options = replace(options, kind_options=file_kind_options(options.kind_options, metadata, options.input))
+    infer_record = InferRecord.from_metadata(metadata)
     letter_scoring = infer_record is not None and infer_record.likelihood_target == "letter"
-    kinds = answer_kinds(frame["benchmark"].unique(maintain_order=True).to_list())
-    predictions = frame["prediction"] if "prediction" in frame.columns else nulls("prediction", frame.height)
-    texts, traces = answer_texts(predictions, options.reasoning_tags)
-    rules = first_pass(frame, texts, options, letter_scoring=letter_scoring)
-    stored_checked: tuple[int, dict[str, int]] = (0, {})
-    if options.stored_verdicts:  # the judge's recorded outputs instead of a judge, checked before anything is written
-        stored, unchecked = stored_outcomes(frame, rules.tasks, kind_settings(options), table.metadata,
-                                            options.input)
-        rules.decisions = with_updates(rules.decisions, frame["index"], outcome_frame(stored.items()))
-        rules.tasks = []
-        stored_checked = check_scores(_scored(frame, rules.decisions, texts, kinds), unchecked, options.input)
-    stats = None
-    with _judge_session(options) if rules.tasks else nullcontext() as session:
-        if session is not None:
-            session.ensure_ready(rules.tasks)  # before anything is written: a bad judge leaves no trace
-        journal = RowJournal(options.output, _resume_settings(options, kinds), force=options.force,
-                             settings_key=RESUME_KEY, columns=tuple(SCHEMA))
-        earlier_rows = committed_outcomes(journal)
-        done = set(earlier_rows["index"].to_list())
-        reused = int(frame["index"].is_in(earlier_rows["index"].implode()).sum())
-        outcomes: dict[int, Outcome] = {}
+    kinds = answer_kinds(list(predictions.benchmarks))
+    with remembered_across_batches():
+        rules = decide_by_rules(predictions, options, kinds, letter_scoring=letter_scoring)
+        stored_checked: tuple[int, dict[str, int]] = (0, {})
+        if options.stored_verdicts:  # the judge's recorded outputs instead of a judge, checked before any write
+            tasks = rules.tasks
+            stored, unchecked = stored_outcomes(predictions.rows_with_index([task.index for task in tasks]), tasks,
+                                                kind_settings(options), metadata, options.input)
+            rules.decisions = with_updates(rules.decisions, predictions.index, outcome_frame(stored.items()))
+            rules.drop_tasks()
+            stored_checked = _check_stored_scores(ExtractedRows(predictions, rules.decisions, rules.answer_text,
+                                                                kinds), unchecked, options.input)
+        stats = None
+        with _judge_session(options) if rules.tasks else nullcontext() as session:
+            if session is not None:
+                session.ensure_ready(rules.tasks)  # before anything is written: a bad judge leaves no trace
+            journal = RowJournal(options.output, _resume_settings(options, kinds), force=options.force,
+                                 settings_key=RESUME_KEY, columns=tuple(SCHEMA))
+            earlier_rows = committed_outcomes(journal)
+            done = set(earlier_rows["index"].to_list())
+            reused = int(predictions.index.is_in(earlier_rows["index"].implode()).sum())
+            outcomes: dict[int, Outcome] = {}
 
-        def commit(rows: list[tuple[int, Outcome]]) -> None:
-            if rows:
-                journal.commit(outcome_frame(rows))
-                outcomes.update(rows)
+            def commit(rows: list[tuple[int, Outcome]]) -> None:
+                if rows:
+                    journal.commit(outcome_frame(rows))
+                    outcomes.update(rows)
 
-        images = rules.image_rows.filter(~pl.col("index").is_in(earlier_rows["index"].implode()))
-        clip = _run_clip(images.to_dicts(), options, table.metadata, commit)
-        if session is not None:
-            tasks = [task for task in rules.tasks if task.index not in done]
-            session.decide(tasks, rules.failed_groups | _failed_earlier(rules.tasks, earlier_rows), commit)
-            stats = session.stats
+            images = rules.image_rows.filter(~pl.col("index").is_in(earlier_rows["index"].implode()))
+            clip = _run_clip(images.to_dicts(), options, metadata, commit)
+            if session is not None:
+                tasks = [task for task in rules.tasks if task.index not in done]
+                session.decide(tasks, rules.failed_groups | _failed_earlier(rules.tasks, earlier_rows), commit)
+                stats = session.stats
 
-    decisions = with_updates(rules.decisions, frame["index"],
-                             pl.concat([earlier_rows, outcome_frame(outcomes.items())]))
-    methods = decisions["extract_method"]
-    if methods.null_count():  # every route must have decided its rows: a row without a method is a bug, not output
-        raise RuntimeError(f"{methods.null_count()} rows were left without an extract method")
-    skipped = int((decisions["extract_note"] == GROUP_FAILED_NOTE).sum())
-    summary = run_summary(methods, stats, options.judge_model if _live_judge(options) else None, skipped,
-                          time.monotonic() - started, reused=reused,
-                          answers_naming_empty_option=int(answer_names_empty_option(frame).sum()),
-                          official_api=_is_official_api(options.judge_base_url))
-    output = with_outcomes(frame, decisions)
-    if "prediction" in frame.columns:  # the raw text stays in `prediction`; what the rules read goes beside it
-        output = output.with_columns(texts["answer_text"])
-    output = output.with_columns(row_scores(output, kinds).alias(SCORE))
-    earlier = ExtractRecord.from_metadata(table.metadata)
-    settings = _extract_metadata(options, input_format, journal.settings["input_sha256"], summary,
-                                 clip or (earlier.clip if earlier else None), letter_scoring, kinds)
-    if options.stored_verdicts:
-        settings["stored_verdicts"] = stored_record(table.metadata, frame.columns, methods, *stored_checked,
-                                                    options.input)
-    settings["reasoning"] = {"rule": "traces (reasoning_tags) removed before matching; `prediction` kept raw, the "
-                                     "matched text in `answer_text`", "rows": traces}
-    metadata = {**table.metadata, "stage": "extracted", "extract": settings, RESUME_KEY: journal.settings,
-                ROW_SCORES: scores_digest(output, kinds)}
-    write_table(output, options.output, metadata)
+        decisions = with_updates(rules.decisions, predictions.index,
+                                 pl.concat([earlier_rows, outcome_frame(outcomes.items())]))
+        methods = decisions["extract_method"]
+        if methods.null_count():  # every route must have decided its rows: a row without a method is a bug
+            raise RuntimeError(f"{methods.null_count()} rows were left without an extract method")
+        skipped = int((decisions["extract_note"] == GROUP_FAILED_NOTE).sum())
+        summary = run_summary(methods, stats, options.judge_model if _live_judge(options) else None, skipped,
+                              time.monotonic() - started, reused=reused,
+                              answers_naming_empty_option=rules.answers_naming_empty_option,
+                              official_api=_is_official_api(options.judge_base_url))
+        earlier = ExtractRecord.from_metadata(metadata)
+        settings = _extract_metadata(options, predictions.input_format, journal.settings["input_sha256"], summary,
+                                     clip or (earlier.clip if earlier else None), letter_scoring, kinds)
+        if options.stored_verdicts:
+            settings["stored_verdicts"] = stored_record(metadata, predictions.table.columns, methods,
+                                                        *stored_checked, options.input)
+        settings["reasoning"] = {"rule": "traces (reasoning_tags) removed before matching; `prediction` kept raw, "
+                                         "the matched text in `answer_text`", "rows": rules.traces}
+        recorded = {**metadata, "stage": "extracted", "extract": settings, RESUME_KEY: journal.settings}
+        output = ExtractedRows(predictions, decisions, rules.answer_text, kinds)
+        write_batches(output.batches(), options.output, lambda: {**recorded, ROW_SCORES: output.digest_record()})
     journal.close()
     failed = summary["by_method"]["error"]
     return ExtractResult(summary, EXIT_ROWS_FAILED if failed else EXIT_OK)
+
+
+def _check_stored_scores(output: ExtractedRows, unchecked: dict[int, str], path: Path) -> tuple[int, dict[str, int]]:
+    """Every decided row's score against the one the judged file recorded (:func:`check_scores`), batch by batch;
+    the rows checked and, by reason, those that could not be."""
+    checked, reasons = 0, Counter[str]()
+    for k in range(output.predictions.count):
+        rows = output.batch(k)
+        found, why = check_scores(rows.filter(pl.col("extract_method").is_not_null()), unchecked, path)
+        checked += found
+        reasons.update(why)
+    return checked, dict(reasons.most_common())
 
 
 def _judge_session(options: ExtractOptions) -> JudgeSession:
@@ -225,17 +236,6 @@ def _failed_earlier(tasks: list[JudgeTask], earlier: pl.DataFrame) -> set[object
 def _live_judge(options: ExtractOptions) -> bool:
     """Whether a judge is asked (``--stored-verdicts`` reads recorded verdicts instead)."""
     return options.use_judge and not options.stored_verdicts
-
-
-def _scored(frame: pl.DataFrame, decisions: pl.DataFrame, texts: pl.DataFrame,
-            kinds: dict[str, AnswerKind]) -> pl.DataFrame:
-    """The rows decided so far with their extract columns and ``score``, as the output will hold them."""
-    done = decisions["extract_method"].is_not_null()
-    output = with_outcomes(frame, decisions)
-    if "prediction" in frame.columns:
-        output = output.with_columns(texts["answer_text"])
-    output = output.filter(done)
-    return output.with_columns(row_scores(output, kinds).alias(SCORE))
 
 
 def _is_official_api(base_url: str | None) -> bool:
