@@ -44,11 +44,13 @@ def resolve_benchmarks(frame: pl.DataFrame, benchmark: str | None, path: Path | 
                                 column="benchmark")
         return frame.with_columns(pl.lit(benchmark.lower()).alias("benchmark"))
     frame = frame.with_columns(pl.col("benchmark").cast(pl.String).str.to_lowercase())
-    missing = frame.filter(pl.col("benchmark").is_null())
-    if missing.height:
+    # looked for in the column: a filter of the frame put every column of a Parquet file's rows (one chunk per row
+    # group) into one chunk first, beside the new column (+190 MiB at a million MMBench rows)
+    missing = frame["benchmark"].is_null()
+    if missing.any():
         if benchmark is None:
             raise BadInputError("empty 'benchmark' cell (give --benchmark to score such rows)", path=path,
-                                index=missing["index"][0], column="benchmark")
+                                index=frame["index"].filter(missing)[0], column="benchmark")
         frame = frame.with_columns(pl.col("benchmark").fill_null(benchmark.lower()))
     if benchmark is not None:
         present = sorted(frame["benchmark"].unique().to_list())

@@ -14,10 +14,12 @@ from mmbatch.own_inputs import refuse_writing_over_inputs
 from mmbatch.row_facts import file_sha256
 from mmbatch.score.bootstrap import check_replicates
 from mmbatch.score.hits import file_scores, scores_metadata
+from mmbatch.score.hits_file import HitsFile, scored_columns
 from mmbatch.score.metrics_table import check_metrics_path, hits_path, write_metrics
 from mmbatch.score.stage import ScoreOptions, ScoreResult, score_frame
 from mmbatch.stage_records import ScoreRecord
-from mmbatch.tableio import metadata_sidecar, read_table, write_table
+from mmbatch.table_batches import read_batched
+from mmbatch.tableio import metadata_sidecar, write_batches
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,8 @@ class ScoreFiles:
     hits: Path
     """The scored rows with ``hit`` (``NAME.hits.parquet`` beside the metrics)."""
     result: ScoreResult
-    """The metrics, the scored rows, the warnings and the coverage."""
+    """The metrics, the scored rows (the columns scoring read: the hits file has every column), the warnings and
+    the coverage."""
 
 
 def run_score(input_path: Path | str, output: Path | str, options: ScoreOptions | None = None) -> ScoreFiles:
@@ -55,15 +58,17 @@ def run_score(input_path: Path | str, output: Path | str, options: ScoreOptions 
     check_replicates(options.bootstrap)
     check_name_fits(output, hits_path(output), *([metadata_sidecar(output)] if output.suffix != ".parquet" else []))
     refuse_writing_over_inputs([output, hits_path(output)], [input_path])
-    table = read_table(input_path)
-    result = score_frame(file_scores(table.frame, table.metadata), options, path=input_path)
+    table = read_batched(input_path)
+    read = scored_columns(table, options.benchmark)  # the rows' texts are copied into the hits file, not read here
+    frame = file_scores(table.select(*read), table.metadata)
+    result = score_frame(frame, options, path=input_path)
     rows_path = hits_path(output)
     record = ScoreRecord(benchmark=options.benchmark, subset=options.subset, bootstrap=options.bootstrap,
                          coverage=result.coverage)
     settings = {**options.settings(), **record.to_metadata(), "input": str(input_path), "metrics_file": output.name,
                 "hits_file": rows_path.name, "warnings": list(result.warnings)}
-    write_table(result.hits, rows_path, {**table.metadata, "stage": "hits", "score": settings,
-                                         **scores_metadata(result.hits)})
+    recorded = {**table.metadata, "stage": "hits", "score": settings, **scores_metadata(result.hits)}
+    write_batches(HitsFile(table, read, frame.columns, result).batches(), rows_path, lambda: recorded)
     # The hits' digest ties the metrics to the rows they came from: `report --compare` shows a comparison only beside
     # the metrics of the very hits files it compared.
     settings["hits_sha256"] = file_sha256(rows_path)

@@ -25,6 +25,8 @@ from mmbatch.score.scorers import get_scorer
 SUBSETS = ("all", "answered")
 """``--subset``: which rows ``score`` takes."""
 
+POSITION = "__position"
+"""A column ``score_frame`` adds while it works: each row's place in its input."""
 RESAMPLING = "groups (circular group, MME image, SEED row) with replacement within each category/subtask/dimension"
 """How ``--bootstrap`` resamples, as recorded in the metadata."""
 
@@ -64,6 +66,9 @@ class ScoreResult:
     """Problems to show the user (splits without answers, MME images without two questions, ...)."""
     coverage: dict[str, Any] = field(default_factory=dict)
     """Rows in the input, rows scored, and the rows left out for having no answer, by ``data_type`` when known."""
+    positions: pl.Series | None = None
+    """Where each row of :attr:`hits` was among the input rows (0-based), for a writer that copies the rest of
+    each input row beside it (:mod:`mmbatch.score.hits_file`)."""
 
 
 def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None = None) -> ScoreResult:
@@ -82,6 +87,7 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     require_columns(frame, path)
     if frame.height == 0:  # a metrics table of nothing would read as a finished evaluation
         raise BadInputError("the file has no rows to score", path=path)
+    frame = frame.with_columns(pl.int_range(frame.height, dtype=pl.Int64).alias(POSITION))
     frame = resolve_benchmarks(frame, options.benchmark, path)
     frame = _with_default_columns(frame)
     check_unique_index(frame, path)
@@ -99,7 +105,7 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     hits = add_hits(frame, answer_kinds(scorers))
     parts = []
     for key, rows in _partitions(hits):
-        plan = scorers[str(key[0])].plan(rows)
+        plan = scorers[str(key[0])].plan(rows.drop(POSITION))
         warnings += [f"{_describe(key)}: {w}" for w in plan.warnings]
         rng = partition_rng(options.seed, key) if options.bootstrap else None
         parts.append(estimate(plan, replicates=options.bootstrap, rng=rng).with_columns(
@@ -107,8 +113,9 @@ def score_frame(frame: pl.DataFrame, options: ScoreOptions, *, path: Path | None
     failed = int(hits[FAILED].sum())
     if failed:
         warnings.append(f"{failed} rows failed upstream (an 'error' from infer or extract); they count as wrong")
-    hits = hits.drop(UNMATCHED, FAILED)
-    return ScoreResult(metrics_frame(parts), hits, tuple(warnings), coverage)
+    positions = hits[POSITION]
+    hits = hits.drop(UNMATCHED, FAILED, POSITION)
+    return ScoreResult(metrics_frame(parts), hits, tuple(warnings), coverage, positions)
 
 
 def _coverage(everything: pl.DataFrame, scored: pl.DataFrame) -> dict[str, Any]:
