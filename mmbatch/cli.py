@@ -18,6 +18,7 @@ import threading
 from collections.abc import Sequence
 
 from mmbatch import __version__
+from mmbatch.allocator import tune_for
 from mmbatch.errors import EXIT_BAD_INPUT, MmbatchError
 from mmbatch.options import apply_environment_defaults, unknown_variable_warnings
 from mmbatch.secret_values import guard_streams
@@ -92,6 +93,7 @@ def _run(argv: Sequence[str] | None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() \
         else None
     command = None
+    tune_for(sys.argv[1:] if argv is None else argv)  # before any stage imports polars
     try:
         parser = build_parser(_named_command(argv))
         for warning in unknown_variable_warnings(parser):

@@ -1,0 +1,61 @@
+"""The table stages ask polars' jemalloc to hand freed pages back (mmbatch/allocator.py); the user's setting wins."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mmbatch import allocator
+from mmbatch.allocator import POLARS_DEFAULTS, SETTING, TABLE_STAGE_OPTIONS, tune_for
+
+
+@pytest.fixture
+def no_polars_yet(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """As in a fresh ``mmbatch`` process, where nothing has imported polars when the command line is read."""
+    monkeypatch.delitem(sys.modules, "polars", raising=False)
+    monkeypatch.delenv(SETTING, raising=False)
+    return monkeypatch
+
+
+@pytest.mark.parametrize("command", sorted(allocator.TABLE_COMMANDS))
+def test_a_table_command_sets_the_options(no_polars_yet: pytest.MonkeyPatch, command: str) -> None:
+    tune_for([command, "--input", "x.parquet"])
+    assert os.environ[SETTING] == TABLE_STAGE_OPTIONS
+
+
+@pytest.mark.parametrize("argv", [["infer", "--backend", "echo"], ["run", "plan.yaml"], ["--help"], []])
+def test_other_commands_are_left_alone(no_polars_yet: pytest.MonkeyPatch, argv: list[str]) -> None:
+    tune_for(argv)
+    assert SETTING not in os.environ
+
+
+def test_the_users_options_are_kept_and_polars_own_defaults_are_not_the_users(no_polars_yet: pytest.MonkeyPatch
+                                                                            ) -> None:
+    no_polars_yet.setenv(SETTING, "dirty_decay_ms:0")
+    tune_for(["score"])
+    assert os.environ[SETTING] == "dirty_decay_ms:0"
+    no_polars_yet.setenv(SETTING, POLARS_DEFAULTS)  # inherited from a parent process that imported polars
+    tune_for(["score"])
+    assert os.environ[SETTING] == TABLE_STAGE_OPTIONS
+
+
+def test_too_late_once_polars_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import polars  # noqa: F401  (loaded: jemalloc read its settings already)
+
+    monkeypatch.delenv(SETTING, raising=False)
+    tune_for(["score"])
+    assert SETTING not in os.environ
+
+
+def test_polars_loads_with_the_options_in_a_stage_process(tmp_path: Path) -> None:
+    """In a real process: polars' own defaults first, then these, which jemalloc reads last and so applies."""
+    code = ("import os, sys; from mmbatch.cli import main; "
+            "main(['validate', sys.argv[1]]); print(os.environ['_RJEM_MALLOC_CONF'])")
+    (tmp_path / "x.tsv").write_text("index\tquestion\n1\tq\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "x.tsv")], capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, check=False)
+    assert done.stdout.strip().splitlines()[-1] == f"{POLARS_DEFAULTS},{TABLE_STAGE_OPTIONS}", done.stderr
