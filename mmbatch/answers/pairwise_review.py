@@ -20,7 +20,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mmbatch.answers.frames import decide_all_by_judge, failed_rows
+from mmbatch.answers.frames import decide_all_by_judge, failed_rows, has_text
 from mmbatch.answers.kind import JudgeSpec, JudgeVerdict, KindSettings
 
 RUN_SEPARATOR = ";"
@@ -111,7 +111,7 @@ class PairwiseReviewKind:
         reviewable = pl.lit(False)
         for name in self.score_columns:
             if name in rows.columns:
-                reviewable = reviewable | (pl.col(name).cast(pl.String).str.strip_chars().fill_null("") != "")
+                reviewable = reviewable | has_text(name)
         mean = pl.Series(means, dtype=pl.Float64)
         return rows.select(pl.when(~reviewable).then(None).when(failed_rows(rows.columns)).then(0.0)
                            .otherwise(pl.lit(mean).fill_null(0.0)).alias("score")).to_series()

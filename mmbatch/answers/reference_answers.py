@@ -21,6 +21,7 @@ from functools import lru_cache
 
 import polars as pl
 
+from mmbatch.answers.frames import has_text
 from mmbatch.answers.run_memory import function_identity, once_per_input
 
 PANDAS_MISSING = frozenset({
@@ -147,7 +148,7 @@ def first_problem(rows: pl.DataFrame, check: Callable[[str], object]) -> tuple[o
     (once per run when the stage reads its file in batches: :mod:`mmbatch.answers.run_memory`).
     """
     answer = pl.col("answer").cast(pl.String)
-    firsts = rows.select("index", answer).filter(answer.str.strip_chars().fill_null("") != "")
+    firsts = rows.select("index", answer).filter(has_text("answer"))
     distinct = firsts.unique(subset="answer", keep="first", maintain_order=True)
 
     def problems(unseen: pl.DataFrame) -> pl.DataFrame:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
+from mmbatch.answers.frames import has_answer
 from mmbatch.answers.scores import SCORE
 from mmbatch.benchmarks.registry import benchmark_names, find_benchmark, get_benchmark
 from mmbatch.errors import BadInputError
@@ -92,8 +93,7 @@ def answered_rows(frame: pl.DataFrame, path: Path | None, *, partial: bool = Fal
         BadInputError: no row of a benchmark has an answer (a test split: use ``mmbatch export``), or a split
             has answers for some rows only and ``partial`` is off.
     """
-    answered = (pl.col("answer").cast(pl.String).str.strip_chars().fill_null("") != "" if "answer" in frame.columns
-                else pl.lit(False))
+    answered = has_answer() if "answer" in frame.columns else pl.lit(False)
     if SCORE in frame.columns:  # a kind scores a row without an answer text when it has other ground truth (a
         answered = answered | pl.col(SCORE).is_not_null()  # LLaVA-Bench row's stored reviews of the reference)
     # grouped over the few columns it reads: a group_by over the whole frame first made one chunk of every column

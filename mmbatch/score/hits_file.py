@@ -14,25 +14,28 @@ import polars as pl
 
 from mmbatch.benchmarks.registry import answer_kinds, find_benchmark
 from mmbatch.schema.columns import OPTION_LETTERS
+from mmbatch.score.scorers import get_scorer
 from mmbatch.score.stage import ScoreResult
 from mmbatch.table_batches import BatchedTable
 from mmbatch.table_writing import Batches
 
 UNSCORED_TEXTS = ("prompt", "prompt_hash", "prompt_template", "question", "hint", "prediction", "answer_text",
-                  "judge_prompt", "judge_raw", "judge_model", "image", *OPTION_LETTERS)
-"""Columns no scorer reads (:class:`~mmbatch.scoring.scorer.Scorer`): the texts the model was shown and gave, the
-judge's reply. An option column an answer kind scores by (its ``score_columns``: MMMU's ``A``, ``B``) is read."""
+                  "judge_prompt", "judge_raw", "judge_model", "extract_note", "image", *OPTION_LETTERS)
+"""Columns scoring does not read (:class:`~mmbatch.scoring.scorer.Scorer`): the texts the model was shown and gave,
+the judge's reply, how extract decided. One that a file's answer kind scores by (its ``score_columns``: MMMU's ``A``,
+``B``) or its scorer reads (its ``text_columns``: MMBench's ``extract_note``) is read."""
 
 
 def scored_columns(table: BatchedTable, benchmark: str | None) -> list[str]:
-    """The columns of ``table`` that ``score`` reads: all but :data:`UNSCORED_TEXTS`, keeping the option columns
-    the rows' answer kinds score by."""
+    """The columns of ``table`` that ``score`` reads: all but :data:`UNSCORED_TEXTS`, keeping those the rows' answer
+    kinds score by and their scorers read."""
     names = [benchmark.lower()] if benchmark is not None else []
     if "benchmark" in table.columns:
         found = table.select("benchmark")["benchmark"].cast(pl.String).str.to_lowercase().drop_nulls()
         names += found.unique(maintain_order=True).to_list()
     known = [name for name in dict.fromkeys(names) if find_benchmark(name) is not None]
     kept = {column for kind in answer_kinds(known).values() for column in kind.score_columns}
+    kept |= {column for name in known for column in getattr(get_scorer(name), "text_columns", ())}
     return [name for name in table.columns if name not in UNSCORED_TEXTS or name in kept]
 
 

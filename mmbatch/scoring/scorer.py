@@ -20,6 +20,9 @@ class Scorer(Protocol):
         """The unit types and metrics of one (benchmark, model, split) partition.
 
         ``rows`` carry the input columns plus ``score`` (Float64 in [0, 1]), ``hit`` (Int64 0/1 for binary answer
-        kinds, null for graded ones), ``unmatched``, ``failed`` (0/1) and ``g_index``.
+        kinds, null for graded ones), ``unmatched``, ``failed`` (0/1) and ``g_index``; but not the rows' texts
+        (:data:`mmbatch.score.hits_file.UNSCORED_TEXTS`: prompt, question, options, prediction, the judge's reply,
+        ``extract_note``), which ``score`` copies into the hits file without reading them. A scorer that reads one
+        names it in a ``text_columns`` attribute (a tuple of column names).
         """
         ...

@@ -63,6 +63,9 @@ UNDECIDED_BY = {"vanilla_acc": "not_judged", "circ0_acc": "circ0_not_judged"}
 class MmbenchScorer:
     """Scores MMBench-style MCQ files."""
 
+    text_columns = ("extract_note",)
+    """Read besides the scored columns: the note of rows the judge was not asked about (``not_judged``)."""
+
     def plan(self, rows: pl.DataFrame) -> ScorePlan:
         """One unit per circular group; cells Overall, each L2 ability and each category."""
         groups = circular_groups(rows)
