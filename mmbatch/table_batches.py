@@ -74,7 +74,14 @@ class BatchedTable:
         return Batches(self.count, self.batch)
 
     def select(self, *names: str) -> pl.DataFrame:
-        """Whole columns (those present among ``names``), read without the others, each in one piece.
+        """Whole columns (those present among ``names``), read without the others."""
+        present = [name for name in names if name in self.schema]
+        if self.whole is not None:
+            return self.whole.select(present)
+        return self._collect(_scan(self.path).select(present))
+
+    def select_contiguous(self, *names: str) -> pl.DataFrame:
+        """:meth:`select`, each column in one piece, for a frame that will be changed column by column.
 
         A column read from Parquet comes in one chunk per row group, and once a frame holds columns chunked
         differently (a column made since beside those read), polars puts every column into one chunk, copying all of

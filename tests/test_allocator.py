@@ -1,4 +1,4 @@
-"""The table stages ask polars' jemalloc to hand freed pages back (mmbatch/allocator.py); the user's setting wins."""
+"""``score`` asks polars' jemalloc to hand freed pages back (mmbatch/allocator.py); the user's setting wins."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ def test_a_table_command_sets_the_options(no_polars_yet: pytest.MonkeyPatch, com
     assert os.environ[SETTING] == TABLE_STAGE_OPTIONS
 
 
-@pytest.mark.parametrize("argv", [["infer", "--backend", "echo"], ["run", "plan.yaml"], ["--help"], []])
+@pytest.mark.parametrize("argv", [["infer", "--backend", "echo"], ["extract", "--input", "x"], ["run", "plan.yaml"],
+                                  ["--help"], []])
 def test_other_commands_are_left_alone(no_polars_yet: pytest.MonkeyPatch, argv: list[str]) -> None:
     tune_for(argv)
     assert SETTING not in os.environ
@@ -54,8 +55,9 @@ def test_too_late_once_polars_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None
 def test_polars_loads_with_the_options_in_a_stage_process(tmp_path: Path) -> None:
     """In a real process: polars' own defaults first, then these, which jemalloc reads last and so applies."""
     code = ("import os, sys; from mmbatch.cli import main; "
-            "main(['validate', sys.argv[1]]); print(os.environ['_RJEM_MALLOC_CONF'])")
-    (tmp_path / "x.tsv").write_text("index\tquestion\n1\tq\n", encoding="utf-8")
+            "main(['score', '--input', sys.argv[1], '--output', sys.argv[1] + '.json']); "
+            "print(os.environ['_RJEM_MALLOC_CONF'])")
+    (tmp_path / "x.tsv").write_text("index\tquestion\n1\tq\n", encoding="utf-8")  # refused: still the setting
     done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "x.tsv")], capture_output=True, text=True,
                           env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}, check=False)
     assert done.stdout.strip().splitlines()[-1] == f"{POLARS_DEFAULTS},{TABLE_STAGE_OPTIONS}", done.stderr

@@ -10,30 +10,34 @@ import polars as pl
 from mmbatch.answers.kind import AnswerKind
 from mmbatch.answers.scores import SCORE, cells_digest, digest_record, row_scores
 from mmbatch.extract.decisions import SIMILARITIES, with_outcomes
+from mmbatch.extract.held_decisions import HeldDecisions
 from mmbatch.extract.predictions import Predictions
+from mmbatch.extract.reasoning import TagPairs, answer_texts
 from mmbatch.table_writing import Batches
 
 
 class ExtractedRows:
-    """The output table of one run: ``decisions`` and ``answer_text`` hold every row's, in file order."""
+    """The output table of one run: ``decisions`` hold every row's, batch by batch."""
 
-    def __init__(self, predictions: Predictions, decisions: pl.DataFrame, answer_text: pl.Series,
-                 kinds: Mapping[str, AnswerKind]) -> None:
+    def __init__(self, predictions: Predictions, decisions: HeldDecisions, kinds: Mapping[str, AnswerKind],
+                 reasoning_tags: TagPairs) -> None:
         self.predictions = predictions
         self.decisions = decisions
-        self.answer_text = answer_text
         self.kinds = kinds
-        self.similarities = bool(decisions[SIMILARITIES].is_not_null().any())  # the column is the file's or none's
+        self.reasoning_tags = reasoning_tags
+        self.similarities = decisions.has_values_in(SIMILARITIES)  # the column is the file's or none's
         self.rows = 0
         self.digest = 0
 
     def batch(self, k: int) -> pl.DataFrame:
         """Batch ``k`` of the output (its digest added to the total)."""
         frame = self.predictions.batch(k)
-        offset = k * self.predictions.table.rows_per_batch
-        output = with_outcomes(frame, self.decisions.slice(offset, frame.height), similarities=self.similarities)
+        output = with_outcomes(frame, self.decisions.batch(k), similarities=self.similarities)
         if "prediction" in frame.columns:  # the raw text stays in `prediction`; what the rules read goes beside it
-            output = output.with_columns(self.answer_text.slice(offset, frame.height))
+            # read again rather than held between the passes: a column per row, while stripping a trace is
+            # remembered from the first pass (mmbatch/answers/run_memory.py)
+            texts, _ = answer_texts(frame["prediction"], self.reasoning_tags)
+            output = output.with_columns(texts["answer_text"])
         output = output.with_columns(row_scores(output, self.kinds).alias(SCORE))
         self.rows += output.height
         self.digest += cells_digest(output, self.kinds)

@@ -20,6 +20,7 @@ import json
 
 import polars as pl
 
+from mmbatch.answers.frames import nulls
 from mmbatch.answers.run_memory import once_per_input
 from mmbatch.errors import BadInputError
 
@@ -68,20 +69,30 @@ def strip_reasoning(text: str, tags: TagPairs) -> tuple[str, str | None]:
 
 def answer_texts(predictions: pl.Series, tags: TagPairs) -> tuple[pl.DataFrame, dict[str, int]]:
     """``answer_text`` (the prediction without reasoning traces; null where there is no prediction) and
-    ``reasoning`` (``closed``, ``unclosed`` or null) of every row, each distinct prediction stripped once (once per
-    run when the stage reads its file in batches: :mod:`mmbatch.answers.run_memory`); and how many rows had a trace
-    removed (``closed``) or never closed (``unclosed``)."""
+    ``reasoning`` (``closed``, ``unclosed`` or null) of every row, each distinct prediction holding a tag stripped
+    once (once per run when the stage reads its file in batches: :mod:`mmbatch.answers.run_memory`); and how many rows
+    had a trace removed (``closed``) or never closed (``unclosed``).
+
+    A prediction without any of the tags is its own answer text (what :func:`strip_reasoning` gives it): only those
+    holding one are stripped, so a model that writes no traces costs one search of the column.
+    """
     text = predictions.cast(pl.String).rename("_prediction")
-    distinct = text.unique(maintain_order=True).to_frame()
+    with_tag = text.str.contains_any([tag for pair in tags for tag in pair]).fill_null(False) if tags else None
+    if with_tag is None or not with_tag.any():
+        return pl.DataFrame([text.rename("answer_text"), nulls("reasoning", text.len())]), {"closed": 0, "unclosed": 0}
+    distinct = text.filter(with_tag).unique(maintain_order=True).to_frame()
 
     def strip(unseen: pl.DataFrame) -> pl.DataFrame:
-        stripped = [(None, None) if value is None else strip_reasoning(value, tags) for value in unseen["_prediction"]]
+        stripped = [strip_reasoning(value, tags) for value in unseen["_prediction"]]
         return pl.DataFrame({"answer_text": [answer for answer, _ in stripped],
                              "reasoning": [trace for _, trace in stripped]},
                             schema={"answer_text": pl.String, "reasoning": pl.String})
 
     found = once_per_input(distinct, strip, ("strip_reasoning", tags)).with_columns(distinct["_prediction"])
-    rows = text.to_frame().join(found, on="_prediction", how="left", nulls_equal=True, maintain_order="left")
+    rows = text.to_frame().join(found, on="_prediction", how="left", maintain_order="left")
+    rows = rows.with_columns(pl.when(with_tag).then(pl.col("answer_text")).otherwise(pl.col("_prediction"))
+                             .alias("answer_text"))
     counts = rows["reasoning"].value_counts()
     by_trace = dict(zip(counts["reasoning"].to_list(), counts["count"].to_list(), strict=True))
-    return rows.drop("_prediction"), {name: int(by_trace.get(name, 0)) for name in ("closed", "unclosed")}
+    return rows.select("answer_text", "reasoning"), {name: int(by_trace.get(name, 0)) for name in ("closed",
+                                                                                                  "unclosed")}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from mmbatch.answers.frames import choices_of, nulls, option_rows
+from mmbatch.answers.frames import choices_of, option_rows
 from mmbatch.answers.image_choice import image_rows
 from mmbatch.answers.kind import DECISION_SCHEMA, AnswerKind, KindSettings
 from mmbatch.answers.likelihood import decide_likelihood
@@ -23,11 +23,8 @@ from mmbatch.errors import BadInputError
 from mmbatch.extract.decisions import rule_decisions
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask
-from mmbatch.extract.predictions import Predictions
-from mmbatch.extract.reasoning import answer_texts
 from mmbatch.row_facts import missing
 from mmbatch.schema.columns import EXTRACT_METHODS
-from mmbatch.schema.validate import answer_names_empty_option
 
 FAILED_IN_INFER = "the row failed in infer"
 _POSITION, _FAILED, _IMAGE, _SCORED = "_position", "_failed", "_image", "_scored"
@@ -47,21 +44,6 @@ class FirstPass:
     """The generate-image rows, for CLIP."""
     failed_groups: set[object] = field(default_factory=set)
     """Judge groups (circular groups, or single rows) the rules already found wrong."""
-    answer_text: pl.Series = field(default_factory=lambda: pl.Series("answer_text", [], dtype=pl.String))
-    """What the rules read of each row's prediction (:func:`mmbatch.extract.reasoning.answer_texts`)."""
-    traces: dict[str, int] = field(default_factory=dict)
-    """Rows whose reasoning trace was removed (``closed``) or never closed (``unclosed``)."""
-    answers_naming_empty_option: int = 0
-    """Rows whose answer names an option left empty (:func:`mmbatch.schema.validate.answer_names_empty_option`)."""
-
-    @property
-    def tasks(self) -> list[JudgeTask]:
-        """Rows for the judge: each benchmark's in file order, the benchmarks in order of first appearance."""
-        return [task for tasks in self.asked.values() for task in tasks]
-
-    def drop_tasks(self) -> None:
-        """No row is left for the judge (``--stored-verdicts`` decided them)."""
-        self.asked = {}
 
 
 def kind_settings(options: ExtractOptions) -> KindSettings:
@@ -138,40 +120,6 @@ def first_pass(frame: pl.DataFrame, texts: pl.DataFrame, options: ExtractOptions
     if options.use_judge and options.skip_failed_groups:  # a batch's wrong rows may fail a group asked in another
         result.failed_groups = _known_wrong_groups(rows, result.decisions)
     return result
-
-
-def decide_by_rules(predictions: Predictions, options: ExtractOptions, kinds: Mapping[str, AnswerKind], *,
-                    letter_scoring: bool) -> FirstPass:
-    """:func:`first_pass` over every batch of ``predictions``, the batches' results joined in file order (what a
-    kind's Python decided for an input is remembered for the later batches: :mod:`mmbatch.answers.run_memory`).
-
-    Raises:
-        BadInputError: as :func:`first_pass`, or a ``--kind-option`` no kind of the file reads.
-    """
-    check_kind_options(kinds, kind_settings(options))
-    parts: list[FirstPass] = []
-    for k in range(predictions.count):
-        frame = predictions.batch(k)
-        predicted = frame["prediction"] if "prediction" in frame.columns else nulls("prediction", frame.height)
-        texts, traces = answer_texts(predicted, options.reasoning_tags)
-        part = first_pass(frame, texts, options, letter_scoring=letter_scoring, kinds=kinds)
-        part.answer_text, part.traces = texts["answer_text"], traces
-        part.answers_naming_empty_option = int(answer_names_empty_option(frame).sum())
-        parts.append(part)
-    if len(parts) == 1:
-        return parts[0]
-    asked: dict[str, list[JudgeTask]] = {name: [] for name in kinds}
-    for part in parts:
-        for name, tasks in part.asked.items():
-            asked[name].extend(tasks)
-    return FirstPass(
-        decisions=pl.concat([part.decisions for part in parts], how="vertical"),
-        asked={name: tasks for name, tasks in asked.items() if tasks},
-        image_rows=pl.concat([part.image_rows for part in parts], how="vertical"),
-        failed_groups=set().union(*(part.failed_groups for part in parts)) if any(asked.values()) else set(),
-        answer_text=pl.concat([part.answer_text for part in parts], how="vertical"),
-        traces={name: sum(part.traces.get(name, 0) for part in parts) for name in ("closed", "unclosed")},
-        answers_naming_empty_option=sum(part.answers_naming_empty_option for part in parts))
 
 
 def _without(rows: pl.DataFrame, leave_out: pl.Expr) -> pl.DataFrame:

@@ -25,12 +25,13 @@ from mmbatch.answers.scores import ROW_SCORES
 from mmbatch.backends.library_versions import installed_versions
 from mmbatch.benchmarks.registry import answer_kinds
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
-from mmbatch.extract.decisions import SCHEMA, committed_outcomes, outcome_frame, with_updates
+from mmbatch.extract.batched_rules import decide_by_rules
+from mmbatch.extract.decisions import SCHEMA, committed_outcomes, outcome_frame
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.extract.output_rows import ExtractedRows
 from mmbatch.extract.predictions import open_predictions
-from mmbatch.extract.rule_pass import decide_by_rules, kind_settings
+from mmbatch.extract.rule_pass import kind_settings
 from mmbatch.extract.stored_verdicts import check_scores, file_kind_options, stored_outcomes, stored_record
 from mmbatch.extract.summary import run_summary
 from mmbatch.journal import RowJournal
@@ -81,10 +82,10 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
             tasks = rules.tasks
             stored, unchecked = stored_outcomes(predictions.rows_with_index([task.index for task in tasks]), tasks,
                                                 kind_settings(options), metadata, options.input)
-            rules.decisions = with_updates(rules.decisions, predictions.index, outcome_frame(stored.items()))
+            rules.decisions = rules.decisions.updated(predictions.index, outcome_frame(stored.items()))
             rules.drop_tasks()
-            stored_checked = _check_stored_scores(ExtractedRows(predictions, rules.decisions, rules.answer_text,
-                                                                kinds), unchecked, options.input)
+            stored_checked = _check_stored_scores(ExtractedRows(predictions, rules.decisions, kinds,
+                                                                options.reasoning_tags), unchecked, options.input)
         stats = None
         with _judge_session(options) if rules.tasks else nullcontext() as session:
             if session is not None:
@@ -108,12 +109,12 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
                 session.decide(tasks, rules.failed_groups | _failed_earlier(rules.tasks, earlier_rows), commit)
                 stats = session.stats
 
-        decisions = with_updates(rules.decisions, predictions.index,
-                                 pl.concat([earlier_rows, outcome_frame(outcomes.items())]))
-        methods = decisions["extract_method"]
+        decisions = rules.decisions.updated(predictions.index,
+                                            pl.concat([earlier_rows, outcome_frame(outcomes.items())]))
+        methods = decisions.column("extract_method")
         if methods.null_count():  # every route must have decided its rows: a row without a method is a bug
             raise RuntimeError(f"{methods.null_count()} rows were left without an extract method")
-        skipped = int((decisions["extract_note"] == GROUP_FAILED_NOTE).sum())
+        skipped = int((decisions.column("extract_note") == GROUP_FAILED_NOTE).sum())
         summary = run_summary(methods, stats, options.judge_model if _live_judge(options) else None, skipped,
                               time.monotonic() - started, reused=reused,
                               answers_naming_empty_option=rules.answers_naming_empty_option,
@@ -127,7 +128,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
         settings["reasoning"] = {"rule": "traces (reasoning_tags) removed before matching; `prediction` kept raw, "
                                          "the matched text in `answer_text`", "rows": rules.traces}
         recorded = {**metadata, "stage": "extracted", "extract": settings, RESUME_KEY: journal.settings}
-        output = ExtractedRows(predictions, decisions, rules.answer_text, kinds)
+        output = ExtractedRows(predictions, decisions, kinds, options.reasoning_tags)
         write_batches(output.batches(), options.output, lambda: {**recorded, ROW_SCORES: output.digest_record()})
     journal.close()
     failed = summary["by_method"]["error"]

@@ -60,7 +60,7 @@ def run_score(input_path: Path | str, output: Path | str, options: ScoreOptions 
     refuse_writing_over_inputs([output, hits_path(output)], [input_path])
     table = read_batched(input_path)
     read = scored_columns(table, options.benchmark)  # the rows' texts are copied into the hits file, not read here
-    frame = file_scores(table.select(*read), table.metadata)
+    frame = file_scores(table.select_contiguous(*read), table.metadata)
     result = score_frame(frame, options, path=input_path)
     rows_path = hits_path(output)
     record = ScoreRecord(benchmark=options.benchmark, subset=options.subset, bootstrap=options.bootstrap,
