@@ -85,14 +85,12 @@ class BatchedTable:
 
         A column read from Parquet comes in one chunk per row group, and once a frame holds columns chunked
         differently (a column made since beside those read), polars puts every column into one chunk, copying all of
-        them, at the next change of the frame: +177 MiB for the scored columns of a million MMBench rows. Read one at a
-        time, each column is put in one piece while it alone is held (~0.015 s more per 100,000 rows).
+        them, at the next change of the frame: +177 MiB for the scored columns of a million MMBench rows. Put in one
+        piece here, column after column as they are read, the copy is made once, before any other work (its peak,
+        twice the columns, stays below the stage's later one: a million TextVQA rows, 314 MiB against 449 MiB).
         """
-        present = [name for name in names if name in self.schema]
-        if self.whole is not None:
-            return self.whole.select(present)
-        scan = _scan(self.path)
-        return pl.DataFrame([self._collect(scan.select(name)).to_series().rechunk() for name in present])
+        read = self.select(*names)
+        return pl.DataFrame([read.drop_in_place(name).rechunk() for name in list(read.columns)])
 
     def _collect(self, query: pl.LazyFrame) -> pl.DataFrame:
         try:

@@ -152,10 +152,14 @@ def answer_names_empty_option(frame: pl.DataFrame) -> pl.Series:
     letters = option_columns(frame.columns)
     if not letters or "answer" not in frame.columns or frame.schema["answer"] != pl.String:
         return pl.Series([False] * frame.height, dtype=pl.Boolean)
-    answer = pl.col("answer").str.strip_chars()
-    empty_named = pl.any_horizontal([(answer == letter) & missing(letter) for letter in letters])
-    others = pl.any_horizontal([~missing(letter) for letter in letters])
-    return frame.select((empty_named & others).fill_null(False).alias("mask"))["mask"]
+    # the answer stripped and each option's emptiness once, then combined: in one expression polars stripped the
+    # answer again for every letter (twice the time)
+    cells = frame.select(pl.col("answer").str.strip_chars().alias("_answer"),
+                         *(missing(letter).alias(f"_missing_{letter}") for letter in letters))
+    empty_named = pl.any_horizontal([(pl.col("_answer") == letter) & pl.col(f"_missing_{letter}")
+                                     for letter in letters])
+    others = pl.any_horizontal([~pl.col(f"_missing_{letter}") for letter in letters])
+    return cells.select((empty_named & others).fill_null(False).alias("mask"))["mask"]
 
 
 def answer_is_option_text(frame: pl.DataFrame) -> pl.Series:
