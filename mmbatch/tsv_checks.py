@@ -5,6 +5,7 @@ line, so a bad file is refused with where to look, never read wrongly.
 
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 from mmbatch.errors import BadInputError
@@ -14,25 +15,25 @@ MAX_LINE_BYTES = 64 << 20
 2 GB line went over 12 GB."""
 
 
-def check_line_lengths(path: Path, chunk_size: int = 1 << 24) -> None:
-    """Refuse a line longer than :data:`MAX_LINE_BYTES`, reading a buffer at a time (the lines themselves are never
-    held); the message names the line.
+def check_line_lengths(path: Path) -> None:
+    """Refuse a line longer than :data:`MAX_LINE_BYTES`; the message names the line.
+
+    The file is mapped, not read: each line end is found in the page cache (``memchr`` over at most the limit), so
+    nothing is copied (reading it a buffer at a time cost 0.22 s of 0.73 for a 425 MB MMBench file).
 
     Raises:
         BadInputError: naming the line and the limit.
     """
-    line, length = 1, 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(chunk_size):
-            start = 0
-            while (end := chunk.find(b"\n", start)) != -1:
-                if length + end - start > MAX_LINE_BYTES:
-                    break
-                line, length, start = line + 1, 0, end + 1
-            length += (len(chunk) if end == -1 else end) - start
-            if length > MAX_LINE_BYTES:
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        start, line, size = 0, 1, len(view)
+        while start < size:
+            end = view.find(b"\n", start, start + MAX_LINE_BYTES + 1)
+            if end == -1:
+                if size - start <= MAX_LINE_BYTES:
+                    return  # the last line, without a line break
                 raise BadInputError(f"line {line} is over {MAX_LINE_BYTES:,} bytes long (MAX_LINE_BYTES): a cell "
                                     "that big is no benchmark text or image; check the file", path=path)
+            start, line = end + 1, line + 1
 
 
 def check_unique_columns(names: list[str], path: Path) -> None:

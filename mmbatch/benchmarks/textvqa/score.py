@@ -13,7 +13,16 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from mmbatch.scoring.plan import STRATUM, CellLevel, ScorePlan, accuracy, collapse_units, count, groups_in_order
+from mmbatch.scoring.plan import (
+    STRATUM,
+    UNIT_ID,
+    CellLevel,
+    ScorePlan,
+    accuracy,
+    collapse_units,
+    count,
+    groups_in_order,
+)
 
 STATS = ("questions", "points", "unmatched", "failed")
 LEVELS = ("split", "category")
@@ -31,13 +40,17 @@ class VqaTableScorer:
         """One unit per row; cells overall and each group of the first level the rows have."""
         level = next((name for name in LEVELS if name in rows.columns and rows[name].drop_nulls().len()), None)
         group = pl.col(level).cast(pl.String) if level is not None else pl.lit(None, dtype=pl.String)
-        units = rows.with_columns(
+        units = rows.select(
+            group.fill_null("").alias(STRATUM),
             group.alias("group"),
-            pl.lit("Overall").alias("overall"),
-            pl.lit(1, dtype=pl.Int64).alias("questions"),
             pl.col("score").fill_null(0.0).alias("points"),
-        ).with_columns(pl.col("group").fill_null("").alias(STRATUM))
-        types = collapse_units(units, [STRATUM, "group", "overall", *STATS])
+            pl.col("unmatched"), pl.col("failed"), pl.col(UNIT_ID),
+        )
+        # every row has the same overall cell and counts one question: added to the few types, not to every row
+        # (two columns of a million rows grouped on for nothing)
+        types = collapse_units(units, [STRATUM, "group", "points", "unmatched", "failed"]).select(
+            STRATUM, "group", pl.lit("Overall").alias("overall"), pl.lit(1, dtype=pl.Int64).alias("questions"),
+            "points", "unmatched", "failed", pl.all().exclude(STRATUM, "group", "points", "unmatched", "failed"))
         metrics = [accuracy("overall", "Overall", self.metric, "points", "questions")]
         cells = [CellLevel("overall", "overall")]
         if level is not None:
