@@ -77,6 +77,19 @@ def test_inputs_sharing_a_hash_are_each_decided(monkeypatch: pytest.MonkeyPatch)
     assert second["length"].to_list() == [2, 1, 3] and second["up"].to_list() == ["BB", "A", "CCC"]
 
 
+def test_a_full_memory_takes_no_more_and_still_answers_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its bound the memory keeps what it has: a batch computes what it has not seen, results unchanged."""
+    monkeypatch.setattr(run_memory, "MEMORY_BYTES", 1)
+    calls: list[int] = []
+    with remembered_across_batches() as memory:
+        once_per_input(pl.DataFrame({"text": ["a", "bb"]}), lambda rows: _lengths(rows, calls), "k")
+        second = once_per_input(pl.DataFrame({"text": ["bb", "ccc"]}), lambda rows: _lengths(rows, calls), "k")
+        third = once_per_input(pl.DataFrame({"text": ["ccc", "a"]}), lambda rows: _lengths(rows, calls), "k")
+    assert calls == [2, 1, 1]  # "ccc" was not remembered: computed again; "a" and "bb" were
+    assert second["length"].to_list() == [2, 3] and third["length"].to_list() == [3, 1]
+    assert (memory.computed, memory.reused) == (4, 2)
+
+
 @pytest.mark.parametrize("source, args", [
     ("llava15_13b/mmbench/mmbench_dev_20230712_llava-v1.5-13b_upload.xlsx", ["--benchmark", "mmbench"]),
     ("real_results/vila_13b_vlmevalkit-pr320/vila_13b_TextVQA_VAL.xlsx",

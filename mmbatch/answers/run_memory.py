@@ -11,7 +11,10 @@ of :func:`mmbatch.answers.frames.decide_distinct`. What is remembered is keyed b
 settings or two eras never share results. Rows are found again by a 64-bit hash of their cells and then compared
 cell by cell, so a hash shared by two different inputs costs a decision, never a wrong one.
 
-Memory lives while :func:`remembered_across_batches` is open (one stage run); outside it nothing is remembered.
+Memory lives while :func:`remembered_across_batches` is open (one stage run); outside it nothing is remembered. It
+holds the inputs seen, so it is bounded (:data:`MEMORY_BYTES` per rule): inputs that do not repeat (a reasoning
+model's long answers, every one its own) would only fill it, and once it is full a batch decides what it has not seen,
+as without memory.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from typing import Any
 import polars as pl
 
 _HASH, _POSITION = "__hash", "__position"
+MEMORY_BYTES = 64 << 20
+"""Most bytes of inputs remembered for one rule (polars' estimate): 3,318 MMBench (answer, options) inputs take
+~1 MB, 53,000 TextVQA (answer, references) inputs ~10 MB."""
 
 
 class RunMemory:
@@ -112,7 +118,7 @@ class _Remembered:
         return results, computed.height
 
     def _remember(self, inputs: pl.DataFrame, hashes: pl.Series, results: pl.DataFrame) -> None:
-        if inputs.height == 0:
+        if inputs.height == 0 or self.inputs.estimated_size() >= MEMORY_BYTES:
             return
         start = self.positions.height
         self.inputs = pl.concat([self.inputs, inputs], how="vertical")
