@@ -12,7 +12,7 @@ large cells (base64 payloads) get fewer rows per batch by :data:`BATCH_BYTES`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,12 +58,15 @@ class BatchedTable:
         """How many batches (at least one, which may have no rows)."""
         return max(1, -(-self.height // self.rows_per_batch))
 
-    def batch(self, k: int) -> pl.DataFrame:
-        """Batch ``k``: rows ``k * rows_per_batch`` onwards, ``rows_per_batch`` of them (fewer in the last)."""
+    def batch(self, k: int, columns: Sequence[str] | None = None) -> pl.DataFrame:
+        """Batch ``k``: rows ``k * rows_per_batch`` onwards, ``rows_per_batch`` of them (fewer in the last); only
+        ``columns`` when given (in that order)."""
         offset = k * self.rows_per_batch
         if self.whole is not None:
-            return self.whole.slice(offset, self.rows_per_batch)
-        return self._collect(_scan(self.path).slice(offset, self.rows_per_batch))
+            rows = self.whole.slice(offset, self.rows_per_batch)
+            return rows if columns is None else rows.select(columns)
+        scan = _scan(self.path)
+        return self._collect((scan if columns is None else scan.select(columns)).slice(offset, self.rows_per_batch))
 
     def batches(self) -> Iterator[pl.DataFrame]:
         """Every batch, in order."""

@@ -158,3 +158,22 @@ def test_a_tsv_output_is_the_same_in_batches(tmp_path: Path, monkeypatch: pytest
     whole, batched = (read_metadata(path) for path in outputs.values())
     assert _without_timings(whole) == _without_timings(batched)
     assert pl.read_csv(outputs["batched"], separator="\t", infer_schema=False).height == 4377
+
+
+def test_a_file_of_scored_columns_only_scores_the_same_in_batches(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """No text to copy into the hits file (every column is one scoring reads), and rows left out (--benchmark)."""
+    frame = pl.DataFrame({"index": list(range(40)), "benchmark": ["mmbench", "mme"] * 20,
+                          "extracted": ["A", "B", "Yes", "No"] * 10, "answer": ["A", "A", "Yes", "Yes"] * 10})
+    extracted = tmp_path / "extracted.parquet"
+    frame.write_parquet(extracted)
+    outputs = {}
+    for name in ("whole", "batched"):
+        if name == "batched":
+            monkeypatch.setattr(mmbatch.table_batches, "BATCH_CELLS", 7 * frame.width)
+        metrics = tmp_path / f"{name}.json"
+        assert main(["score", "--input", str(extracted), "--output", str(metrics), "--benchmark", "mmbench"]) == 0
+        outputs[name] = (read_table(metrics.with_suffix(".hits.parquet")).frame, json.loads(metrics.read_text()))
+    assert mmbatch.table_batches.read_batched(extracted).count == 6
+    assert outputs["whole"][0].equals(outputs["batched"][0]) and outputs["whole"][1] == outputs["batched"][1]
+    assert outputs["batched"][0]["index"].to_list() == list(range(0, 40, 2))

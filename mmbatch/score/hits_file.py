@@ -54,14 +54,17 @@ class HitsFile:
         kept = [name for name in table.columns
                 if name not in read or (name in scored and name in self.hits.columns)]
         self.columns = kept + [name for name in self.hits.columns if name not in kept]
+        self.copied = [name for name in self.columns if name not in self.hits.columns]
+        """The columns taken from the input, each batch."""
 
     def batch(self, k: int) -> pl.DataFrame:
         """The scored rows of input batch ``k``, every column."""
         start = k * self.table.rows_per_batch
-        frame = self.table.batch(k)
-        first, end = (int(self.positions.search_sorted(bound, side="left")) for bound in (start, start + frame.height))
+        rows = min(self.table.rows_per_batch, self.table.height - start)
+        frame = self.table.batch(k, self.copied)  # the columns scoring read are in the hits already
+        first, end = (int(self.positions.search_sorted(bound, side="left")) for bound in (start, start + rows))
         hits = self.hits.slice(first, end - first)
-        if hits.height != frame.height:  # some rows were not scored (--benchmark, --subset answered)
+        if hits.height != rows and frame.width:  # some rows were not scored (--benchmark, --subset answered)
             frame = frame[self.positions.slice(first, end - first) - start]
         return pl.DataFrame([hits[name] if name in hits.columns else frame[name] for name in self.columns])
 
