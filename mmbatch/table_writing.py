@@ -28,7 +28,7 @@ ROW_GROUP_BYTES = 16 << 20
 """Target in-memory size of one Parquet row group. polars' writer keeps several groups in flight: on a 425 MB
 MMBench file its peak grew by ~370 MB with 64 MB groups, ~120 MB with 16 MB ones."""
 PAYLOAD_COLUMNS = ("image",)
-"""Columns of base64 payloads: a file holding one is compressed with lz4 rather than zstd (see
+"""Columns of base64 payloads: a file holding one is written uncompressed rather than with zstd (see
 :func:`write_parquet`)."""
 ZSTD_LEVEL = 1
 """zstd's fastest level: against polars' default (3) it took 15 % less CPU to write a million extracted MMBench rows
@@ -102,8 +102,9 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
     Parquet writer, in row groups of ~16 MB.
 
     polars compresses a file with one codec: zstd at its fastest level (:data:`ZSTD_LEVEL`), except for files holding
-    base64 payloads, where it took 0.86 s of CPU for 425 MB of JPEGs against 0.45 s for lz4 (or none), to save a third
-    of their size; those files get lz4, which still shrinks their repeated text (prompts, options).
+    base64 payloads, where it took 0.86 s of CPU for 425 MB of JPEGs to save a quarter of their size. Those are written
+    uncompressed: lz4, used before, shrank nothing (base64 of compressed pictures holds no repeats; its framing made
+    the file 0.2 % larger), and ``prepare`` of a 425 MB MMBench TSV took 2.38-2.55 s without it against 2.55-3.77 s.
 
     Raises:
         OSError: the file system refused the write (full disk, file-size limit), with its error number.
@@ -112,7 +113,7 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
     row_bytes = stream.first.estimated_size() / max(stream.first.height, 1)
     rows_per_group = max(1, min(1 << 20, int(ROW_GROUP_BYTES / max(row_bytes, 1))))
     payloads = any(name in stream.first.columns for name in PAYLOAD_COLUMNS)
-    compression: Literal["lz4", "zstd"] = "lz4" if payloads else "zstd"
+    compression: Literal["uncompressed", "zstd"] = "uncompressed" if payloads else "zstd"
     level = None if payloads else ZSTD_LEVEL
     failures: list[Exception] = []
 
