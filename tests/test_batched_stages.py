@@ -162,8 +162,9 @@ def test_a_tsv_output_is_the_same_in_batches(tmp_path: Path, monkeypatch: pytest
 
 def test_a_file_of_scored_columns_only_scores_the_same_in_batches(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """No text to copy into the hits file (every column is one scoring reads), and rows left out (--benchmark)."""
-    frame = pl.DataFrame({"index": list(range(40)), "benchmark": ["mmbench", "mme"] * 20,
+    """No text to copy into the hits file (every column is one scoring reads), rows left out (--benchmark), and a
+    benchmark named in capitals (read as its lower-case name)."""
+    frame = pl.DataFrame({"index": list(range(40)), "benchmark": ["MMBench", "mme"] * 20,
                           "extracted": ["A", "B", "Yes", "No"] * 10, "answer": ["A", "A", "Yes", "Yes"] * 10})
     extracted = tmp_path / "extracted.parquet"
     frame.write_parquet(extracted)
@@ -177,3 +178,4 @@ def test_a_file_of_scored_columns_only_scores_the_same_in_batches(tmp_path: Path
     assert mmbatch.table_batches.read_batched(extracted).count == 6
     assert outputs["whole"][0].equals(outputs["batched"][0]) and outputs["whole"][1] == outputs["batched"][1]
     assert outputs["batched"][0]["index"].to_list() == list(range(0, 40, 2))
+    assert outputs["batched"][0]["benchmark"].unique().to_list() == ["mmbench"]

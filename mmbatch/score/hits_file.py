@@ -14,6 +14,7 @@ import polars as pl
 
 from mmbatch.benchmarks.registry import answer_kinds, find_benchmark
 from mmbatch.schema.columns import OPTION_LETTERS
+from mmbatch.score.checks import lower_case
 from mmbatch.score.scorers import get_scorer
 from mmbatch.score.stage import ScoreResult
 from mmbatch.table_batches import BatchedTable
@@ -31,8 +32,7 @@ def scored_columns(table: BatchedTable, benchmark: str | None) -> list[str]:
     kinds score by and their scorers read."""
     names = [benchmark.lower()] if benchmark is not None else []
     if "benchmark" in table.columns:
-        found = table.select("benchmark")["benchmark"].cast(pl.String).str.to_lowercase().drop_nulls()
-        names += found.unique(maintain_order=True).to_list()
+        names += lower_case(table.select("benchmark")["benchmark"].unique(maintain_order=True)).drop_nulls().to_list()
     known = [name for name in dict.fromkeys(names) if find_benchmark(name) is not None]
     kept = {column for kind in answer_kinds(known).values() for column in kind.score_columns}
     kept |= {column for name in known for column in getattr(get_scorer(name), "text_columns", ())}
