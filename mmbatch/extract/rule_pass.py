@@ -155,7 +155,7 @@ def _place(result: FirstPass, positions: pl.Series, *, extracted: pl.Series | No
     def values(value: pl.Series | str | None) -> pl.Series:
         if isinstance(value, pl.Series):
             return value.cast(pl.String)
-        return pl.Series([value] * positions.len(), dtype=pl.String)
+        return pl.repeat(value, positions.len(), dtype=pl.String, eager=True)  # not a list of len() copies
 
     decisions = result.decisions
     if positions.len() == decisions.height and bool((positions == pl.int_range(0, positions.len(), eager=True)).all()):
