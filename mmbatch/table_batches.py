@@ -12,7 +12,7 @@ large cells (base64 payloads) get fewer rows per batch by :data:`BATCH_BYTES`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,24 @@ class BatchedTable:
         except Exception as exc:  # polars raises many types for a damaged file
             raise BadInputError(f"not a readable Parquet file ({str(exc).strip().splitlines()[0]})",
                                 path=self.path) from exc
+
+
+def read_ahead(make: Callable[[int], pl.DataFrame], count: int) -> Iterator[pl.DataFrame]:
+    """``make(0)``, ``make(1)``, ... ``make(count - 1)``, each made in a worker thread while the caller works on the one
+    before: polars reads and decodes without the GIL, so the next batch's reading overlaps this one's work (one batch
+    more is held)."""
+    if count <= 1:
+        yield from (make(k) for k in range(count))
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmbatch-read") as pool:
+        coming = pool.submit(make, 0)
+        for k in range(count):
+            batch = coming.result()
+            if k + 1 < count:
+                coming = pool.submit(make, k + 1)
+            yield batch
 
 
 def read_batched(path: str | Path, *, cells: int | None = None) -> BatchedTable:

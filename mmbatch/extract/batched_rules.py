@@ -22,6 +22,7 @@ from mmbatch.extract.predictions import Predictions
 from mmbatch.extract.reasoning import answer_texts
 from mmbatch.extract.rule_pass import FirstPass, check_kind_options, first_pass, kind_settings
 from mmbatch.schema.validate import answer_names_empty_option
+from mmbatch.table_batches import read_ahead
 
 
 @dataclass
@@ -63,8 +64,7 @@ def decide_by_rules(predictions: Predictions, options: ExtractOptions, kinds: Ma
     parts: list[FirstPass] = []
     traces = {"closed": 0, "unclosed": 0}
     naming_empty = 0
-    for k in range(predictions.count):
-        frame = predictions.batch(k)
+    for frame in read_ahead(predictions.batch, predictions.count):
         predicted = frame["prediction"] if "prediction" in frame.columns else nulls("prediction", frame.height)
         texts, found = answer_texts(predicted, options.reasoning_tags)
         parts.append(first_pass(frame, texts, options, letter_scoring=letter_scoring, kinds=kinds))
