@@ -47,6 +47,9 @@ class BatchedTable:
     """Rows in each batch but the last."""
     whole: pl.DataFrame | None = field(default=None, repr=False)
     """The table itself when it is held in memory (one batch, or a TSV/xlsx file); None when batches are scanned."""
+    version: tuple[int, int, int] | None = field(default=None, repr=False)
+    """The scanned file's size, modification time and inode when it was opened: a batch is read only from that file
+    (the batches of a file replaced or written to meanwhile would not be one table)."""
 
     @property
     def columns(self) -> list[str]:
@@ -96,6 +99,9 @@ class BatchedTable:
         return pl.DataFrame([read.drop_in_place(name).rechunk() for name in list(read.columns)])
 
     def _collect(self, query: pl.LazyFrame) -> pl.DataFrame:
+        if self.version is not None and _version(self.path) != self.version:
+            raise BadInputError("the file changed while it was being read (replaced or written to by something "
+                                "else): run again once nothing writes it", path=self.path)
         try:
             return query.collect()
         except Exception as exc:  # polars raises many types for a damaged file
@@ -131,6 +137,7 @@ def read_batched(path: str | Path, *, cells: int | None = None) -> BatchedTable:
     cells = BATCH_CELLS if cells is None else cells
     if file_format(path) != ".parquet" or not path.is_file() or path.stat().st_size == 0:
         return _held(read_table(path), path, cells)  # read_table says what is wrong with a missing or empty file
+    version = _version(path)
     scan = _scan(path)
     try:
         schema = scan.collect_schema()
@@ -142,7 +149,7 @@ def read_batched(path: str | Path, *, cells: int | None = None) -> BatchedTable:
     rows = _rows_per_batch(len(schema), scan.head(PROBE_ROWS).collect(), cells)
     if height <= rows:
         return _held(read_table(path), path, cells)
-    return BatchedTable(path, read_metadata(path), schema, height, rows)
+    return BatchedTable(path, read_metadata(path), schema, height, rows, version=version)
 
 
 def _held(table: Table, path: Path, cells: int) -> BatchedTable:
@@ -157,6 +164,14 @@ def _rows_per_batch(width: int, probe: pl.DataFrame | None, cells: int) -> int:
         row_bytes = probe.estimated_size() / probe.height
         rows = min(rows, max(1, int(BATCH_BYTES / max(row_bytes, 1))))
     return rows
+
+
+def _version(path: Path) -> tuple[int, int, int]:
+    try:
+        found = path.stat()
+    except OSError as exc:
+        raise BadInputError(f"the file went away while it was being read ({exc.strerror or exc})", path=path) from exc
+    return found.st_size, found.st_mtime_ns, found.st_ino
 
 
 def _scan(path: Path) -> pl.LazyFrame:

@@ -10,6 +10,8 @@ the same, cell for cell and type for type, metadata included (but for the run's 
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from support.openai_server import OpenAIServer, ServerScript
 
 import mmbatch.table_batches
 from mmbatch.cli import main
+from mmbatch.errors import BadInputError
 from mmbatch.tableio import read_metadata, read_table
 
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data"
@@ -179,3 +182,29 @@ def test_a_file_of_scored_columns_only_scores_the_same_in_batches(tmp_path: Path
     assert outputs["whole"][0].equals(outputs["batched"][0]) and outputs["whole"][1] == outputs["batched"][1]
     assert outputs["batched"][0]["index"].to_list() == list(range(0, 40, 2))
     assert outputs["batched"][0]["benchmark"].unique().to_list() == ["mmbench"]
+
+
+def test_a_file_replaced_while_it_is_read_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is read only from the file the first was read from: a file written to meanwhile fails the run (exit 2)
+    and leaves no output."""
+    source = REAL / "llava15_13b/mmbench/mmbench_dev_20230712_llava-v1.5-13b_upload.xlsx"
+    predictions = tmp_path / "predictions.parquet"
+    assert main(["import", "--format", "vlmevalkit", "--input", str(source), "--output", str(predictions)]) == 0
+    in_batches_of_a_sixth(monkeypatch, predictions)
+    table = mmbatch.table_batches.read_batched(predictions)
+    table.batch(0)
+    predictions.write_bytes(predictions.read_bytes() + b"\0")  # another writer
+    with pytest.raises(BadInputError, match="changed while it was being read"):
+        table.batch(1)
+    output = tmp_path / "x.parquet"
+    original = mmbatch.table_batches.BatchedTable.batch
+
+    def touch_then_read(self: mmbatch.table_batches.BatchedTable, k: int, columns: object = None) -> pl.DataFrame:
+        if k == 2:
+            os.utime(self.path, ns=(time.time_ns(), time.time_ns()))
+        return original(self, k, columns)  # type: ignore[arg-type]
+
+    assert main(["import", "--format", "vlmevalkit", "--input", str(source), "--output", str(predictions)]) == 0
+    monkeypatch.setattr(mmbatch.table_batches.BatchedTable, "batch", touch_then_read)
+    assert main(["extract", "--input", str(predictions), "--output", str(output), "--no-judge"]) == 2
+    assert not output.exists()
