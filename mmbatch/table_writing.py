@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -41,7 +42,8 @@ class Batches:
     """A table to write as ``count`` frames, batch ``k`` made by ``make(k)`` when the writer gets to it.
 
     Every batch has the columns and types of batch 0, and the rows are batch 0's, then batch 1's, and so on.
-    ``make`` is called once per batch, in order (the writer checks it): a stage may total what it sees in them.
+    ``make`` is called once per batch (the writer checks it), from the writer's threads: a stage may total what it sees
+    in the batches, under a lock and in any order.
     """
 
     count: int
@@ -75,11 +77,13 @@ class _Stream:
             raise ValueError("a table is written from at least one batch")
         first = batches.make(0)
         made = [1] + [0] * (batches.count - 1)
+        asked = threading.Lock()
 
         def batch(k: int) -> pl.DataFrame:
-            made[k] += 1
-            if made[k] > 1:  # a stage totals what it sees in each batch: twice would count the rows twice
-                raise RuntimeError(f"the writer asked for batch {k} of {batches.count} twice")
+            with asked:
+                made[k] += 1
+                if made[k] > 1:  # a stage totals what it sees in each batch: twice would count the rows twice
+                    raise RuntimeError(f"the writer asked for batch {k} of {batches.count} twice")
             return batches.make(k)
 
         later = [pl.defer(partial(batch, k), schema=first.schema) for k in range(1, batches.count)]

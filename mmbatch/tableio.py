@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -301,9 +302,11 @@ def _write_tsv_pair(batches: Batches, path: Path, metadata: Callable[[], dict[st
     """
     sidecar = metadata_sidecar(path)
     rows = [0]
+    counting = threading.Lock()  # the writer may make batches from several threads
 
     def text(frame: pl.DataFrame) -> pl.DataFrame:
-        rows[0] += frame.height
+        with counting:
+            rows[0] += frame.height
         return tsv_text_frame(canonical(frame))
 
     with locked_beside(path) as table_tmp, locked_beside(sidecar) as sidecar_tmp:

@@ -3,6 +3,7 @@ read of its prediction (``answer_text``) and its ``score``, the digest of the sc
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 import polars as pl
@@ -28,6 +29,7 @@ class ExtractedRows:
         self.similarities = decisions.has_values_in(SIMILARITIES)  # the column is the file's or none's
         self.rows = 0
         self.digest = 0
+        self._totals = threading.Lock()  # the writer may make batches from several threads
 
     def batch(self, k: int) -> pl.DataFrame:
         """Batch ``k`` of the output (its digest added to the total)."""
@@ -39,8 +41,10 @@ class ExtractedRows:
             texts, _ = answer_texts(frame["prediction"], self.reasoning_tags)
             output = output.with_columns(texts["answer_text"])
         output = output.with_columns(row_scores(output, self.kinds).alias(SCORE))
-        self.rows += output.height
-        self.digest += cells_digest(output, self.kinds)
+        digest = cells_digest(output, self.kinds)
+        with self._totals:
+            self.rows += output.height
+            self.digest += digest
         return output
 
     def batches(self) -> Batches:
