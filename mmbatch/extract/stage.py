@@ -1,8 +1,9 @@
 """The ``extract`` stage: a prediction file in, the same rows with their extracted answers out.
 
-Rules first (cheap, exact), then the judge for what the rules leave open, then one atomic write. Progress is
-committed through :class:`~mmbatch.journal.RowJournal`, and judge replies through the cache, so a killed run resumes
-where it stopped and pays for nothing twice.
+Rules first (cheap, exact), then the judge for what the rules leave open, then one atomic write. The file is read a
+batch at a time, twice (to decide, then to write each row with its outcome), so that only the rows' decisions are held
+in between (docs/extract.md, "Memory"). Progress is committed through :class:`~mmbatch.journal.RowJournal`, and judge
+replies through the cache, so a killed run resumes where it stopped and pays for nothing twice.
 """
 
 from __future__ import annotations
