@@ -208,3 +208,36 @@ def test_a_file_replaced_while_it_is_read_is_refused(tmp_path: Path, monkeypatch
     monkeypatch.setattr(mmbatch.table_batches.BatchedTable, "batch", touch_then_read)
     assert main(["extract", "--input", str(predictions), "--output", str(output), "--no-judge"]) == 2
     assert not output.exists()
+
+
+def test_every_route_of_the_rules_comes_out_the_same_in_batches(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """Generate rows, likelihood rows, rows that failed in infer and reasoning traces (closed and cut off), one row
+    a batch against all in one: the same files, the same counts of traces."""
+    from support.extract_rows import mcq_row
+
+    rows = []
+    for i in range(12):
+        if i % 4 == 0:
+            rows.append(mcq_row(i, None, mode="likelihood", choice_logprobs=[-3.0, -1.0 - i, -2.0, -4.0],
+                                choice_ntokens=[1, 2, 1, 3]))
+        elif i % 4 == 1:
+            rows.append(mcq_row(i, None, error="CUDA out of memory"))
+        else:
+            rows.append(mcq_row(i, ["<think>maybe A</think> B", "<think>A or C", "C"][i % 3]))
+    for row in rows:
+        row.setdefault("choice_logprobs", None)
+        row.setdefault("choice_ntokens", None)
+    predictions = write_predictions(tmp_path / "pred.parquet", rows)
+    outputs = {}
+    for name in ("whole", "batched"):
+        if name == "batched":
+            monkeypatch.setattr(mmbatch.table_batches, "BATCH_CELLS", 1)
+        outputs[name] = _run(tmp_path / name, predictions, ["--no-judge"], [])
+    assert mmbatch.table_batches.read_batched(predictions).count == 12
+    assert_same_files(outputs["whole"], outputs["batched"])
+    extracted = read_table(outputs["batched"]["extracted"]).frame
+    assert extracted["extract_method"].to_list()[:4] == ["likelihood", "error", "rule", "rule"]
+    # rows 3 and 6 hold a closed trace, 7 and 10 one cut off (2 and 11 none)
+    assert read_metadata(outputs["batched"]["extracted"])["extract"]["reasoning"]["rows"] == {"closed": 2,
+                                                                                              "unclosed": 2}
