@@ -118,3 +118,28 @@ def test_a_file_twice_over_is_decided_once(source: str, args: list[str], tmp_pat
                  *args]) == 0
     memory = memories[0]
     assert memory.computed and memory.reused == memory.computed  # everything of the second copy was remembered
+
+
+def test_the_writers_batches_take_from_the_first_passs_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """A reasoning model's traces are stripped once per distinct prediction in the whole run: the second pass, made
+    in polars' writer threads, takes them from the first pass's memory."""
+    from support.extract_rows import mcq_row, write_predictions
+
+    import mmbatch.extract.reasoning as reasoning
+
+    rows = [mcq_row(i, f"<think>option {i % 5} or so</think> {'ABCD'[i % 4]}") for i in range(40)]
+    path = write_predictions(tmp_path / "pred.parquet", rows)
+    monkeypatch.setattr(mmbatch.table_batches, "BATCH_CELLS", 10 * len(rows[0]))
+    stripped: list[str] = []
+    strip = reasoning.strip_reasoning
+
+    def counted(text: str, tags: reasoning.TagPairs) -> tuple[str, str | None]:
+        stripped.append(text)
+        return strip(text, tags)
+
+    monkeypatch.setattr(reasoning, "strip_reasoning", counted)
+    assert main(["extract", "--input", str(path), "--output", str(tmp_path / "x.parquet"), "--no-judge"]) == 0
+    assert mmbatch.table_batches.read_batched(path).count == 4
+    assert sorted(stripped) == sorted({row["prediction"] for row in rows})  # 20 distinct, each stripped once
+    assert read_table(tmp_path / "x.parquet").frame["extracted"].to_list() == ["ABCD"[i % 4] for i in range(40)]

@@ -19,6 +19,7 @@ as without memory.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -42,6 +43,8 @@ class RunMemory:
         """Distinct inputs handed to a rule."""
         self.reused = 0
         """Distinct inputs of a batch whose result an earlier batch had computed."""
+        self.lock = threading.RLock()
+        """Held while the memory is read or changed: polars' writer makes batches from its own threads."""
 
 
 _MEMORY: ContextVar[RunMemory | None] = ContextVar("mmbatch_run_memory", default=None)
@@ -50,7 +53,19 @@ _MEMORY: ContextVar[RunMemory | None] = ContextVar("mmbatch_run_memory", default
 @contextmanager
 def remembered_across_batches() -> Iterator[RunMemory]:
     """Remember what rules give while this is open (a stage opens it around its batches)."""
-    memory = RunMemory()
+    with remembered_in(RunMemory()) as memory:
+        yield memory
+
+
+def current_memory() -> RunMemory | None:
+    """The memory open in this thread's context, if any."""
+    return _MEMORY.get()
+
+
+@contextmanager
+def remembered_in(memory: RunMemory) -> Iterator[RunMemory]:
+    """Use ``memory`` in this thread while this is open: a batch made in another thread (polars' writer calls back
+    from its own, which do not see the stage's context) takes from the same memory."""
     token = _MEMORY.set(memory)
     try:
         yield memory
@@ -69,16 +84,17 @@ def once_per_input(distinct: pl.DataFrame, compute: Callable[[pl.DataFrame], pl.
     memory = _MEMORY.get()
     if memory is None or distinct.height == 0:
         return compute(distinct)
-    remembered = memory.results.get(identity)
-    if remembered is None:
-        results = compute(distinct)
-        memory.computed += distinct.height
-        memory.results[identity] = _Remembered(distinct, row_hashes(distinct), results)
+    with memory.lock:
+        remembered = memory.results.get(identity)
+        if remembered is None:
+            results = compute(distinct)
+            memory.computed += distinct.height
+            memory.results[identity] = _Remembered(distinct, row_hashes(distinct), results)
+            return results
+        results, computed = remembered.results_for(distinct, compute)
+        memory.computed += computed
+        memory.reused += distinct.height - computed
         return results
-    results, computed = remembered.results_for(distinct, compute)
-    memory.computed += computed
-    memory.reused += distinct.height - computed
-    return results
 
 
 def row_hashes(rows: pl.DataFrame) -> pl.Series:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from contextlib import nullcontext
 
 import polars as pl
 
 from mmbatch.answers.kind import AnswerKind
+from mmbatch.answers.run_memory import current_memory, remembered_in
 from mmbatch.answers.scores import SCORE, cells_digest, digest_record, row_scores
 from mmbatch.extract.decisions import SIMILARITIES, with_outcomes
 from mmbatch.extract.held_decisions import HeldDecisions
@@ -30,9 +32,14 @@ class ExtractedRows:
         self.rows = 0
         self.digest = 0
         self._totals = threading.Lock()  # the writer may make batches from several threads
+        self._memory = current_memory()  # the first pass's: its threads do not see the stage's context
 
     def batch(self, k: int) -> pl.DataFrame:
         """Batch ``k`` of the output (its digest added to the total)."""
+        with remembered_in(self._memory) if self._memory is not None else nullcontext():
+            return self._batch(k)
+
+    def _batch(self, k: int) -> pl.DataFrame:
         frame = self.predictions.batch(k)
         output = with_outcomes(frame, self.decisions.batch(k), similarities=self.similarities)
         if "prediction" in frame.columns:  # the raw text stays in `prediction`; what the rules read goes beside it
