@@ -20,7 +20,7 @@ from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask
 from mmbatch.extract.predictions import Predictions
 from mmbatch.extract.reasoning import answer_texts
-from mmbatch.extract.rule_pass import FirstPass, check_kind_options, first_pass, kind_settings
+from mmbatch.extract.rule_pass import check_kind_options, first_pass, kind_settings
 from mmbatch.schema.validate import answer_names_empty_option
 from mmbatch.table_batches import read_ahead
 
@@ -61,22 +61,25 @@ def decide_by_rules(predictions: Predictions, options: ExtractOptions, kinds: Ma
         BadInputError: as :func:`first_pass`, or a ``--kind-option`` no kind of the file reads.
     """
     check_kind_options(kinds, kind_settings(options))
-    parts: list[FirstPass] = []
+    decisions = HeldDecisions([])
+    asked: dict[str, list[JudgeTask]] = {name: [] for name in kinds}
+    images: list[pl.DataFrame] = []
+    failed_groups: set[object] = set()
     traces = {"closed": 0, "unclosed": 0}
     naming_empty = 0
     for frame in read_ahead(predictions.batch, predictions.count):
         predicted = frame["prediction"] if "prediction" in frame.columns else nulls("prediction", frame.height)
         texts, found = answer_texts(predicted, options.reasoning_tags)
-        parts.append(first_pass(frame, texts, options, letter_scoring=letter_scoring, kinds=kinds))
-        traces = {name: count + found[name] for name, count in traces.items()}
-        naming_empty += int(answer_names_empty_option(frame).sum())
-    asked: dict[str, list[JudgeTask]] = {name: [] for name in kinds}
-    for part in parts:
+        part = first_pass(frame, texts, options, letter_scoring=letter_scoring, kinds=kinds)
+        decisions.append(part.decisions)  # held compactly from now on: only this batch's are held whole
         for name, tasks in part.asked.items():
             asked[name].extend(tasks)
+        images.append(part.image_rows)
+        failed_groups |= part.failed_groups
+        traces = {name: count + found[name] for name, count in traces.items()}
+        naming_empty += int(answer_names_empty_option(frame).sum())
     return RuleOutcomes(
-        decisions=HeldDecisions([part.decisions for part in parts]),
-        asked={name: tasks for name, tasks in asked.items() if tasks},
-        image_rows=pl.concat([part.image_rows for part in parts], how="vertical"),
-        failed_groups=set().union(*(part.failed_groups for part in parts)) if any(asked.values()) else set(),
+        decisions=decisions, asked={name: tasks for name, tasks in asked.items() if tasks},
+        image_rows=pl.concat(images, how="vertical"),
+        failed_groups=failed_groups if any(asked.values()) else set(),
         traces=traces, answers_naming_empty_option=naming_empty)

@@ -27,6 +27,10 @@ class HeldDecisions:
         """``batches``: each batch's decisions (every column of :data:`DECIDED`), in file order."""
         self._batches = [_without_empty_columns(batch) for batch in batches]
 
+    def append(self, batch: pl.DataFrame) -> None:
+        """Hold the decisions of the file's next batch (every column of :data:`DECIDED`)."""
+        self._batches.append(_without_empty_columns(batch))
+
     @property
     def height(self) -> int:
         """Rows decided."""
