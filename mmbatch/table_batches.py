@@ -112,7 +112,8 @@ class BatchedTable:
 def read_ahead(make: Callable[[int], pl.DataFrame], count: int) -> Iterator[pl.DataFrame]:
     """``make(0)``, ``make(1)``, ... ``make(count - 1)``, each made in a worker thread while the caller works on the one
     before: polars reads and decodes without the GIL, so the next batch's reading overlaps this one's work (one batch
-    more is held)."""
+    more is held). ``make`` runs outside the caller's context (its context variables are not set there): reading a
+    batch needs none."""
     if count <= 1:
         yield from (make(k) for k in range(count))
         return
