@@ -38,6 +38,7 @@ from mmbatch.table_writing import METADATA_KEY, Batches, while_writing, write_pa
 from mmbatch.tsv_checks import (
     MAX_LINE_BYTES,
     check_line_lengths,
+    check_room_to_read,
     check_unique_columns,
     check_utf8,
     line_with_extra_fields,
@@ -131,6 +132,7 @@ def _read_tsv(path: Path) -> pl.DataFrame:
     check_unique_columns([unquoted(name) for name in header.rstrip(b"\r\n").decode("utf-8").split("\t")], path)
     if path.stat().st_size > MAX_LINE_BYTES:  # a smaller file cannot hold a longer line
         check_line_lengths(path)
+    check_room_to_read(path)
     try:
         return pl.read_csv(path, separator="\t", infer_schema=False, quote_char='"', glob=False)
     except pl.exceptions.ComputeError:

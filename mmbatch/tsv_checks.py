@@ -6,6 +6,7 @@ line, so a bad file is refused with where to look, never read wrongly.
 from __future__ import annotations
 
 import mmap
+import os
 from pathlib import Path
 
 from mmbatch.errors import BadInputError
@@ -13,27 +14,78 @@ from mmbatch.errors import BadInputError
 MAX_LINE_BYTES = 64 << 20
 """Longest TSV line (a row with its base64 image: MMBench's largest are a few MB). The reader holds ~5x a line: a
 2 GB line went over 12 GB."""
+MAP_WINDOW_BYTES = 256 << 20
+"""How much of a file :func:`check_line_lengths` maps at a time (a multiple of the page and allocation size)."""
+READ_ROOM_FACTOR = 4
+"""Address space polars takes to read a TSV, per byte of the file (a 68 MB file: 225 MB resident at its peak, and
+polars' threads reserve more address space than they use)."""
 
 
 def check_line_lengths(path: Path) -> None:
     """Refuse a line longer than :data:`MAX_LINE_BYTES`; the message names the line.
 
-    The file is mapped, not read: each line end is found in the page cache (``memchr`` over at most the limit), so
-    nothing is copied (reading it a buffer at a time cost 0.22 s of 0.73 for a 425 MB MMBench file).
+    The file is mapped a window of :data:`MAP_WINDOW_BYTES` at a time, not read: line ends are found in the page cache
+    (``memchr``) and nothing is copied (reading it a buffer at a time cost 0.22 s of 0.73 for a 425 MB MMBench file),
+    while a limit on the address space (``ulimit -v``) still has room for the window.
 
     Raises:
         BadInputError: naming the line and the limit.
     """
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        start, line, size = 0, 1, len(view)
-        while start < size:
-            end = view.find(b"\n", start, start + MAX_LINE_BYTES + 1)
-            if end == -1:
-                if size - start <= MAX_LINE_BYTES:
-                    return  # the last line, without a line break
+    with path.open("rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        line, start, offset = 1, 0, 0  # start: where the current line begins
+        while offset < size:
+            length = min(MAP_WINDOW_BYTES, size - offset)
+            with mmap.mmap(handle.fileno(), length, offset=offset, access=mmap.ACCESS_READ) as view:
+                position = max(start - offset, 0)
+                while (end := view.find(b"\n", position)) != -1:
+                    if offset + end - start > MAX_LINE_BYTES:
+                        break
+                    line, start, position = line + 1, offset + end + 1, end + 1
+            if offset + length - start > MAX_LINE_BYTES:
                 raise BadInputError(f"line {line} is over {MAX_LINE_BYTES:,} bytes long (MAX_LINE_BYTES): a cell "
                                     "that big is no benchmark text or image; check the file", path=path)
-            start, line = end + 1, line + 1
+            offset += length
+
+
+def check_room_to_read(path: Path) -> None:
+    """Refuse, before polars reads it, a TSV the process's address-space limit (``ulimit -v``, ``RLIMIT_AS``) leaves
+    no room for: polars aborts the process when some of its allocations are refused (a Rust abort, no message of
+    mmbatch's), and returns an error for others, depending on which comes first.
+
+    Reading takes about :data:`READ_ROOM_FACTOR` times the file's size of address space beyond what the process
+    holds; without a limit (the usual case, and a container's memory limit is no address-space limit) nothing is
+    checked.
+
+    Raises:
+        BadInputError: "not enough memory", with the sizes and what to do.
+    """
+    try:
+        import resource
+    except ImportError:  # not a Unix: no such limit
+        return
+    limit, _ = resource.getrlimit(resource.RLIMIT_AS)
+    held = _address_space_held()
+    if limit == resource.RLIM_INFINITY or held is None:
+        return
+    size = path.stat().st_size
+    if held + READ_ROOM_FACTOR * size > limit:
+        raise BadInputError(f"not enough memory to read this {size / 2**20:.0f} MB file: reading takes about "
+                            f"{READ_ROOM_FACTOR * size / 2**20:.0f} MB beyond the {held / 2**20:.0f} MB the process "
+                            f"holds, and the address-space limit (ulimit -v) is {limit / 2**20:.0f} MB; raise the "
+                            "limit, or split the file", path=path)
+
+
+def _address_space_held() -> int | None:
+    """The process's address space in use (``VmSize``), in bytes; None where ``/proc`` does not say."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def check_unique_columns(names: list[str], path: Path) -> None:

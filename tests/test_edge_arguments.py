@@ -63,7 +63,9 @@ def test_run_with_an_output_dir_that_is_a_file(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_a_big_tsv_under_a_memory_limit_is_one_line(tmp_path: Path) -> None:
-    """polars fails with 'Cannot allocate memory (os error 12)' when its allocations are refused: a traceback."""
+    """Under ``ulimit -v`` polars fails with 'Cannot allocate memory (os error 12)' when some of its allocations are
+    refused (a traceback) and aborts the process for others (one run in four): the file is refused before it is
+    read, in one line."""
     source = tmp_path / "big.tsv"
     row = "\t".join(["{}", "What is shown here?", "a red square", "a blue circle", "A", "cat", "x" * 300]) + "\n"
     with source.open("w", encoding="utf-8") as handle:
