@@ -10,15 +10,18 @@ from __future__ import annotations
 import argparse
 import errno
 import importlib
+import importlib.util
 import os
 import re
 import signal
 import sys
 import threading
 from collections.abc import Sequence
+from typing import Any
 
 from mmbatch import __version__
 from mmbatch.allocator import tune_for
+from mmbatch.commands import COMMANDS
 from mmbatch.errors import EXIT_BAD_INPUT, MmbatchError
 from mmbatch.options import apply_environment_defaults, unknown_variable_warnings
 from mmbatch.secret_values import guard_streams
@@ -32,28 +35,38 @@ KEEPS_PROGRESS = frozenset({"infer", "extract", "run"})
 _RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)")
 """polars raises ``OSError`` without ``errno`` and puts the number in the message: ``File too large (os error 27)``."""
 
-COMMANDS: dict[str, str] = {
-    "prepare": "mmbatch.commands.prepare",
-    "infer": "mmbatch.commands.infer",
-    "merge": "mmbatch.commands.merge",
-    "extract": "mmbatch.commands.extract",
-    "score": "mmbatch.commands.score",
-    "report": "mmbatch.commands.report",
-    "compare": "mmbatch.commands.compare",
-    "view": "mmbatch.commands.view",
-    "import": "mmbatch.commands.import_",
-    "export": "mmbatch.commands.export",
-    "validate": "mmbatch.commands.validate",
-    "run": "mmbatch.commands.run",
-    "list": "mmbatch.commands.list_",
-}
-"""Command name -> module. A module that is not installed yet is left out of the parser."""
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser, with every option's default also read from ``MMBATCH_<OPTION>``: every command's, or only the
-    command ``only``'s (the one a command line names: importing and building the other eighteen costs ~40 ms of a
+    command ``only``'s (the one a command line names: importing and building the other twelve costs ~40 ms of a
     start that ``score`` wants under 0.3 s)."""
+    parser, subparsers = _top_level()
+    for name, command in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        try:
+            module = importlib.import_module(command.module)
+        except ModuleNotFoundError as exc:
+            if exc.name != command.module:
+                raise
+            continue
+        sub = module.register(subparsers)
+        sub.set_defaults(_run=module.run)
+        apply_environment_defaults(sub)
+    return parser
+
+
+def commands_parser() -> argparse.ArgumentParser:
+    """The parser of a line that names no command (``--help``, ``--version``, nothing, an unknown word): every command
+    with its summary and none of their options, so no command module is imported (most of a start's cost). Its help
+    and its errors are the full parser's."""
+    parser, subparsers = _top_level()
+    for name, command in COMMANDS.items():
+        if importlib.util.find_spec(command.module) is not None:
+            subparsers.add_parser(name, help=command.summary)
+    return parser
+
+
+def _top_level() -> tuple[argparse.ArgumentParser, Any]:
     parser = argparse.ArgumentParser(
         prog="mmbatch",
         description="Evaluate multimodal LLMs on MMBench, MME and SEED-Bench in four resumable stages.",
@@ -61,20 +74,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "2 bad input or usage, 3 finished with failed rows.",
     )
     parser.add_argument("--version", action="version", version=f"mmbatch {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, module_name in COMMANDS.items():
-        if only is not None and name != only:
-            continue
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        sub = module.register(subparsers)
-        sub.set_defaults(_run=module.run)
-        apply_environment_defaults(sub)
-    return parser
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,7 +95,8 @@ def _run(argv: Sequence[str] | None) -> int:
     command = None
     tune_for(sys.argv[1:] if argv is None else argv)  # before any stage imports polars
     try:
-        parser = build_parser(_named_command(argv))
+        words = list(sys.argv[1:] if argv is None else argv)
+        parser = commands_parser() if _names_no_command(words) else build_parser(_named_command(words))
         for warning in unknown_variable_warnings(parser):
             print(warning, file=sys.stderr)
         args = parser.parse_args(argv)
@@ -127,14 +128,23 @@ def _run(argv: Sequence[str] | None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _named_command(argv: Sequence[str] | None) -> str | None:
+def _named_command(words: Sequence[str]) -> str | None:
     """The command a command line names, when only its parser is needed: None for ``--help``, ``--version`` or an
     unknown word (their messages list every command), and when an ``MMBATCH_*`` variable is set (telling a typo from
     another command's option needs them all)."""
-    words = list(sys.argv[1:] if argv is None else argv)
     if not words or words[0] not in COMMANDS or any(name.startswith("MMBATCH_") for name in os.environ):
         return None
     return words[0]
+
+
+def _names_no_command(words: Sequence[str]) -> bool:
+    """Whether the line can only print the help, the version or an error listing the commands: nothing, a top-level
+    ``-h``/``--help``/``--version`` first, or an unknown word first; and no ``MMBATCH_*`` variable is set, whose
+    names are checked against every command's options."""
+    if any(name.startswith("MMBATCH_") for name in os.environ):
+        return False
+    return not words or words[0] in ("-h", "--help", "--version") or \
+        (words[0] not in COMMANDS and not words[0].startswith("-"))
 
 
 class Terminated(BaseException):

@@ -20,13 +20,8 @@ This module imports nothing heavy: every command imports it at start-up.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import html
-import json
 import re
 import sys
-import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TextIO
@@ -75,6 +70,13 @@ def register_secret(value: str | None) -> None:
 
 def _forms(value: str) -> set[str]:
     """The texts ``value`` becomes when a server or a proxy echoes it back (letter case is matched apart)."""
+    # Imported here: only a stage that registers a key needs its encodings, and every command's start imports this.
+    import base64
+    import binascii
+    import html
+    import json
+    import urllib.parse
+
     data = value.encode("utf-8")
     forms = {value, json.dumps(value)[1:-1], repr(value)[1:-1], value.encode("unicode_escape").decode("ascii"),
              urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value), html.escape(value),

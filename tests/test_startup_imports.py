@@ -115,28 +115,50 @@ def test_score_imports_numpy_only_to_bootstrap(stage_files, tmp_path):
 
 _COMMANDS_PROBE = r"""
 import json, sys
-from mmbatch.cli import COMMANDS, main
+from mmbatch.cli import main
+from mmbatch.commands import COMMANDS
 try:
-    main(["score", "--help"])
+    main(json.loads(sys.argv[1]))
 except SystemExit:
     pass
-print(json.dumps(sorted(name for name, module in COMMANDS.items() if module in sys.modules)))
+print(json.dumps(sorted(name for name, command in COMMANDS.items() if command.module in sys.modules)))
 """
 
 
-@pytest.mark.parametrize(("variables", "built"), [
-    ({}, ["score"]),
+@pytest.mark.parametrize(("argv", "variables", "built"), [
+    (["score", "--help"], {}, ["score"]),
     # An infer option's variable: telling it from a typo needs every command's options (and no warning is given).
-    ({"MMBATCH_BATCH_SIZE": "2"}, "all"),
+    (["score", "--help"], {"MMBATCH_BATCH_SIZE": "2"}, "all"),
+    # The commands and their summaries only: no command module.
+    (["--help"], {}, []),
+    (["--version"], {}, []),
+    ([], {}, []),
+    (["scroe", "--input", "x"], {}, []),
+    (["--help"], {"MMBATCH_BATCH_SIZE": "2"}, "all"),
 ])
-def test_a_command_line_builds_only_the_parser_of_its_command(variables: dict[str, str], built: object) -> None:
+def test_a_command_line_builds_only_the_parser_of_its_command(argv: list[str], variables: dict[str, str],
+                                                              built: object) -> None:
     env = {name: value for name, value in os.environ.items() if not name.startswith("MMBATCH_")}
     env |= {"PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])), **variables}
-    result = subprocess.run([sys.executable, "-c", _COMMANDS_PROBE], capture_output=True, text=True, env=env,
-                            cwd=REPO_ROOT, timeout=120)
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = subprocess.run([sys.executable, "-c", _COMMANDS_PROBE, json.dumps(argv)], capture_output=True,
+                            text=True, env=env, cwd=REPO_ROOT, timeout=120)
     assert "warning" not in result.stderr
     commands = json.loads(result.stdout.strip().splitlines()[-1])
-    from mmbatch.cli import COMMANDS
+    from mmbatch.commands import COMMANDS
 
     assert commands == (sorted(COMMANDS) if built == "all" else built)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], [], ["scroe", "--input", "x"], ["-h", "score"]])
+def test_the_commands_parser_answers_as_the_full_parser_does(argv: list[str], capsys) -> None:
+    """``mmbatch --help``, ``--version``, nothing or a misspelt command print from the light parser exactly what the
+    parser of every command prints."""
+    from mmbatch.cli import build_parser, commands_parser
+
+    printed = []
+    for parser in (build_parser(), commands_parser()):
+        with pytest.raises(SystemExit) as exited:
+            parser.parse_args(argv)
+        printed.append((exited.value.code, capsys.readouterr()))
+    assert printed[0] == printed[1]
+    assert printed[0][1].out or printed[0][1].err

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 from mmbatch.options import non_negative_int
 
@@ -14,7 +15,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``compare`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "compare",
-        help="paired comparison of two models: differences with paired bootstrap intervals and a paired test",
+        help=summary("compare"),
         description="Compare two hits files written by `mmbatch score` (METRICS.hits.parquet) on the rows both "
         "models answered, matched on benchmark, split and index. For every metric of each benchmark and category: "
         "both values, the difference B - A with a paired bootstrap interval (the same draw of the benchmark's "

@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.commands.export_tracking import add_tracking_options, run_tracking
 from mmbatch.errors import EXIT_OK
 from mmbatch.interop import EXPORT_FORMATS
@@ -21,8 +22,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``export`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "export",
-        help="write predictions for the MMBench server, the MME tool or the SEED-Bench leaderboard, or send "
-        "metrics to MLflow or W&B (--to)",
+        help=summary("export"),
         description="Write a predictions or extracted file in an official submission format: mmbench-submission "
         "(xlsx: index, question, options, prediction, answer, split...), mme-eval-tool (a folder of <subtask>.txt "
         "for the official calculation.py), seed-upload (JSON lines {\"question_id\", \"prediction\"}), mmmu-submission "

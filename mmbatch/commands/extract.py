@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mmbatch.answers.letters import CHOICE_RULES, DEFAULT_CHOICE_RULES
 from mmbatch.benchmarks.registry import benchmark_names
+from mmbatch.commands import summary
 from mmbatch.options import LazyHelpStore, non_negative_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``extract`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "extract",
-        help="turn predictions into choices (rules, then an LLM judge)",
+        help=summary("extract"),
         description="Match each prediction to an option with VLMEvalKit's rules; ask an LLM judge (any "
         "OpenAI-compatible server) only about what the rules cannot match. The judge never guesses, its replies "
         "are cached, and rerunning the same command resumes. The judge's key is read from MMBATCH_JUDGE_API_KEY "

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mmbatch.benchmarks.registry import benchmark_names
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 from mmbatch.interop import IMPORT_FORMATS
 from mmbatch.options import LazyHelpStore
@@ -21,7 +22,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``import`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "import",
-        help="read predictions made by VLMEvalKit, LLaVA, the MME tool or SEED-Bench into a predictions file",
+        help=summary("import"),
         description="Read predictions made elsewhere into an mmbatch predictions file that `extract` and `score` "
         "accept. Formats: vlmevalkit (xlsx/tsv with a `prediction` column), llava-jsonl (LLaVA answers joined with "
         "--questions), mme-eval-tool (the official MME tool's folder of <subtask>.txt), seed-results (SEED-Bench "

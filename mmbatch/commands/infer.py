@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmbatch.backends.registry import BACKENDS, backend_names
+from mmbatch.commands import summary
 from mmbatch.options import non_negative_float, non_negative_int, positive_float, positive_int
 
 if TYPE_CHECKING:
@@ -19,7 +20,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``infer`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "infer",
-        help="run a model over a prepared file",
+        help=summary("infer"),
         description="Answer every row of a prepared file with a model: generation (generate rows) or option "
         "ranking by log-likelihood (likelihood rows). Rerunning the same command resumes; --shard K/N runs 1/N "
         "of the rows and writes OUTPUT as NAME.shard-K-of-N.EXT (join them with `mmbatch merge`).",

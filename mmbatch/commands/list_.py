@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 
 SECTIONS = ("benchmarks", "backends", "rules", "families")
@@ -14,7 +15,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``list`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "list",
-        help="what this install knows: benchmarks, backends, rule versions, model families tested",
+        help=summary("list"),
         description="List the registered benchmarks (name, answer kind, version, splits and the official files "
         "prepare fetches), the backends, the rule versions extract can apply (choice-rule eras, yes/no rules, "
         "answer kinds) and the model families the test matrix runs, as tables or as JSON.",

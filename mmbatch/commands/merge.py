@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 
 
@@ -13,7 +14,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``merge`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "merge",
-        help="join shard outputs of infer into one file",
+        help=summary("merge"),
         description="Merge the outputs of `mmbatch infer --shard K/N` (for example preds.shard-*-of-4.parquet) "
         "into one predictions file sorted by index. Refuses inputs from different runs, duplicate indices and "
         "missing rows, naming them.",

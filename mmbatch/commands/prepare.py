@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmbatch.benchmarks.registry import benchmark_help
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 from mmbatch.media import DEFAULT_MAX_PIXELS
 from mmbatch.options import LazyHelpStore, positive_int
@@ -19,7 +20,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``prepare`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "prepare",
-        help="read a benchmark into a prepared stage file (rows + rendered prompts)",
+        help=summary("prepare"),
         description="Read a benchmark's files (--benchmark lists the benchmarks), check every row and image, "
         "render each row's prompt and write one prepared .tsv or .parquet file.",
     )

@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 
 
@@ -17,7 +18,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``report`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "report",
-        help="compare models: leaderboard tables and a chart per benchmark, as Markdown or HTML",
+        help=summary("report"),
         description="Read metrics tables written by `mmbatch score` (.json, .tsv, .parquet; one or more models "
         "each) and write a leaderboard per benchmark: headline numbers, unmatched/failed counts, per-ability "
         "tables, and a chart (grouped bars, or a model x ability heatmap when there are many abilities), after a "

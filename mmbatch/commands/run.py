@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.commands import summary
+
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``run`` command: a run folder plus every option of the four stages."""
@@ -14,7 +16,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "run",
-        help="prepare, infer, extract and score in one go",
+        help=summary("run"),
         description="Run the four stages in order into one folder: prepared.parquet, predictions.parquet, "
         "extracted.parquet, metrics.json (+ metrics.hits.parquet). Options are the stages' own (the stage each "
         "comes from is in brackets); one that several stages share (--concurrency, --timeout, --max-retries, "

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmbatch.benchmarks.registry import benchmark_names
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 from mmbatch.options import LazyHelpStore, non_negative_int
 
@@ -18,7 +19,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``score`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "score",
-        help="score extracted answers: hits per row and the metrics table",
+        help=summary("score"),
         description="Compare each row's `extracted` answer with its `answer` and write the long metrics table "
         "(benchmark, model, split, level, group, metric, value, n, ci_low, ci_high) to --output, the per-row "
         "hits beside it (metrics.parquet -> metrics.hits.parquet; .tsv -> .hits.tsv; .json or .csv -> "

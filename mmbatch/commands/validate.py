@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_BAD_INPUT, EXIT_OK
 
 
@@ -12,7 +13,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``validate`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "validate",
-        help="check a stage file against its schema",
+        help=summary("validate"),
         description="Recognise the stage of FILE (prepared, predictions, extracted, hits, scores) and report every "
         "violation: missing columns, wrong types, duplicate index, answers that are not options... Stage files, the "
         "rows files (.hits) and metrics tables of score (.json, .tsv, .parquet) are all checked.",

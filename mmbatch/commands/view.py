@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from mmbatch.commands import summary
 from mmbatch.errors import EXIT_OK
 
 
@@ -13,7 +14,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``view`` command."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "view",
-        help="a self-contained HTML viewer of every row: pictures, prompt, answer, extraction, verdict",
+        help=summary("view"),
         description="Write one offline HTML page (no server, no CDN: open it from disk or any static host) that "
         "lists every row of extracted or hits files with filters (benchmark, split, category, verdict, extract "
         "method, text search) and shows a row's pictures, hint, question, options with the right one marked, the "
