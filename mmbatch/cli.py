@@ -1,8 +1,10 @@
 """The ``mmbatch`` command line: parses options and calls a stage; nothing else.
 
 Each command lives in ``mmbatch/commands/<name>.py`` and provides ``register(subparsers)`` (its options) and
-``run(args) -> int`` (its exit status). Command modules import only light packages at top level, so building the
-parser stays fast; heavy imports happen inside ``run``.
+``run(args) -> int`` (its exit status); ``mmbatch/commands/__init__.py`` names its module and its one-line summary.
+A command line builds the parser of its own command only, and ``mmbatch --help`` none (the summaries suffice).
+Command modules import only light packages at top level, so building the parser stays fast; heavy imports happen
+inside ``run``.
 """
 
 from __future__ import annotations
