@@ -97,8 +97,7 @@ def _run(argv: Sequence[str] | None) -> int:
     command = None
     tune_for(sys.argv[1:] if argv is None else argv)  # before any stage imports polars
     try:
-        words = list(sys.argv[1:] if argv is None else argv)
-        parser = commands_parser() if _names_no_command(words) else build_parser(_named_command(words))
+        parser = _parser_for(list(sys.argv[1:] if argv is None else argv))
         for warning in unknown_variable_warnings(parser):
             print(warning, file=sys.stderr)
         args = parser.parse_args(argv)
@@ -130,23 +129,18 @@ def _run(argv: Sequence[str] | None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _named_command(words: Sequence[str]) -> str | None:
-    """The command a command line names, when only its parser is needed: None for ``--help``, ``--version`` or an
-    unknown word (their messages list every command), and when an ``MMBATCH_*`` variable is set (telling a typo from
-    another command's option needs them all)."""
-    if not words or words[0] not in COMMANDS or any(name.startswith("MMBATCH_") for name in os.environ):
-        return None
-    return words[0]
-
-
-def _names_no_command(words: Sequence[str]) -> bool:
-    """Whether the line can only print the help, the version or an error listing the commands: nothing, a top-level
-    ``-h``/``--help``/``--version`` first, or an unknown word first; and no ``MMBATCH_*`` variable is set, whose
-    names are checked against every command's options."""
+def _parser_for(words: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser a command line needs: every command's when an ``MMBATCH_*`` variable is set (telling a typo from
+    another command's option needs them all); only its command's when it names one; the commands and their summaries
+    alone when it can only print the help, the version or an error listing the commands (nothing, a top-level
+    ``-h``/``--help``/``--version``, or an unknown word first); every command's otherwise (an unknown option first)."""
     if any(name.startswith("MMBATCH_") for name in os.environ):
-        return False
-    return not words or words[0] in ("-h", "--help", "--version") or \
-        (words[0] not in COMMANDS and not words[0].startswith("-"))
+        return build_parser()
+    if words and words[0] in COMMANDS:
+        return build_parser(words[0])
+    if not words or words[0] in ("-h", "--help", "--version") or not words[0].startswith("-"):
+        return commands_parser()
+    return build_parser()
 
 
 class Terminated(BaseException):
