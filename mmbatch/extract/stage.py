@@ -94,7 +94,6 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
             journal = RowJournal(options.output, _resume_settings(options, kinds), force=options.force,
                                  settings_key=RESUME_KEY, columns=tuple(SCHEMA))
             earlier_rows = committed_outcomes(journal)
-            done = set(earlier_rows["index"].to_list())
             reused = int(predictions.index.is_in(earlier_rows["index"].implode()).sum())
             outcomes: dict[int, Outcome] = {}
 
@@ -106,12 +105,14 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
             images = rules.image_rows.filter(~pl.col("index").is_in(earlier_rows["index"].implode()))
             clip = _run_clip(images.to_dicts(), options, metadata, commit)
             if session is not None:
+                done = set(earlier_rows["index"].to_list())
                 tasks = [task for task in rules.tasks if task.index not in done]
                 session.decide(tasks, rules.failed_groups | _failed_earlier(rules.tasks, earlier_rows), commit)
                 stats = session.stats
 
         decisions = rules.decisions.updated(predictions.index,
                                             pl.concat([earlier_rows, outcome_frame(outcomes.items())]))
+        del earlier_rows  # a finished output's outcomes (every row of it on a rerun) are not held to the end
         methods = decisions.column("extract_method")
         if methods.null_count():  # every route must have decided its rows: a row without a method is a bug
             raise RuntimeError(f"{methods.null_count()} rows were left without an extract method")
