@@ -44,11 +44,9 @@ def committed_outcomes(journal: RowJournal) -> pl.DataFrame:
     rows = journal.rows()
     if rows is None or "extract_method" not in rows.columns:
         return pl.DataFrame(schema=SCHEMA)
-    # each filter copies every column: a finished output of a million rows usually has neither to drop
-    if "error" in rows.columns and rows["error"].null_count() < rows.height:
+    if "error" in rows.columns:
         rows = rows.filter(pl.col("error").is_null())
-    if rows["extract_method"].null_count():
-        rows = rows.filter(pl.col("extract_method").is_not_null())
+    rows = rows.filter(pl.col("extract_method").is_not_null())
     return rows.select(pl.col(name).cast(dtype) if name in rows.columns else pl.lit(None, dtype=dtype).alias(name)
                        for name, dtype in SCHEMA.items())
 
@@ -63,12 +61,20 @@ def with_updates(decisions: pl.DataFrame, index: pl.Series, updates: pl.DataFram
     copy of an index winning) put in their place."""
     if updates.height == 0:
         return decisions
-    updates = updates.unique("index", keep="last", maintain_order=True)
+    updates = last_per_index(updates)
     new = {name: f"{name}{_NEW}" for name in decisions.columns}
     placed = index.to_frame("index").join(updates.rename(new), on="index", how="left", maintain_order="left")
     updated = pl.col(f"extract_method{_NEW}").is_not_null()  # every outcome has a method
     return decisions.hstack(placed.drop("index")).select(
         pl.when(updated).then(pl.col(new[name])).otherwise(pl.col(name)).alias(name) for name in decisions.columns)
+
+
+def last_per_index(updates: pl.DataFrame) -> pl.DataFrame:
+    """``updates`` with one row per ``index``, the later copy winning; as they are when each index is there once
+    (de-duplicating batches that need none took ~0.15 s of a rerun over a finished million-row output)."""
+    if updates["index"].n_unique() == updates.height:
+        return updates
+    return updates.unique("index", keep="last", maintain_order=True)
 
 
 def with_outcomes(frame: pl.DataFrame, decisions: pl.DataFrame, *, similarities: bool | None = None

@@ -15,7 +15,7 @@ from itertools import accumulate, pairwise
 import polars as pl
 
 from mmbatch.answers.frames import nulls
-from mmbatch.extract.decisions import SCHEMA, with_updates
+from mmbatch.extract.decisions import SCHEMA, last_per_index, with_updates
 
 _ROW, _AT = "\x1frow", "\x1fat"
 """Columns ``updated`` makes while it works: an update's row in the file, and in the updates."""
@@ -60,8 +60,7 @@ class HeldDecisions:
         in their place; ``index``: every row's ``index``, in file order."""
         if updates.height == 0:
             return self
-        if updates["index"].n_unique() < updates.height:  # a finished output's rows are unique already
-            updates = updates.unique("index", keep="last", maintain_order=True)
+        updates = last_per_index(updates)
         changed, offset = [], 0
         batches = _by_batch(index, updates, [held.height for held in self._batches])
         for k, (held, mine) in enumerate(zip(self._batches, batches, strict=True)):
