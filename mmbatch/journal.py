@@ -34,7 +34,7 @@ from typing import Any
 import polars as pl
 
 from mmbatch.atomic_files import check_name_fits
-from mmbatch.errors import BadInputError
+from mmbatch.errors import BadInputError, ProgressRefusedError
 from mmbatch.journal_segments import SEGMENT_GLOB, SegmentWriter, lock_if_dead, read_segment, records_frames
 from mmbatch.tableio import atomic_path, read_metadata, read_table
 
@@ -53,33 +53,6 @@ def partial_dir(output: str | Path) -> Path:
     """The folder of committed progress for ``output``."""
     output = Path(output)
     return output.with_name(output.name + ".partial")
-
-
-class ProgressRefusedError(BadInputError):
-    """Earlier progress or output for this path was made with other settings, or records none (exit 2).
-
-    The message names the flag that chooses another output: ``--output`` for a stage command, and
-    :meth:`naming` gives the same refusal for a command whose flag is another (``run --output-dir``).
-    """
-
-    def __init__(self, where: Path, changed: tuple[str, ...] | None, *, path: Path,
-                 output_flag: str = "--output") -> None:
-        self.where = where
-        self.changed = changed
-        self.output_flag = output_flag
-        if changed is None:
-            reason = (f"{where} exists but holds no settings recorded by this stage of mmbatch (a copied, rewritten "
-                      "or imported file?), so its rows cannot be trusted as this run's work; use a new "
-                      f"{output_flag}, or --force to replace it")
-        else:
-            reason = (f"earlier progress for this output ({where}) was made with other settings "
-                      f"({', '.join(changed)} differ); use a new {output_flag}, or --force to discard it")
-        super().__init__(reason, path=path)
-
-    def naming(self, output_flag: str) -> ProgressRefusedError:
-        """The same refusal, naming ``output_flag`` as the way to choose another output."""
-        return ProgressRefusedError(self.where, self.changed, path=Path(self.path or self.where),
-                                    output_flag=output_flag)
 
 
 class RowJournal:

@@ -147,7 +147,7 @@ def run_pipeline(given: argparse.Namespace) -> int:
         BadInputError: a stage's bad input or options (exit 2), or a shard set in the environment.
     """
     from mmbatch.console import error_console
-    from mmbatch.journal import ProgressRefusedError
+    from mmbatch.errors import ProgressRefusedError
 
     shard = shard_from_environment()
     if not shard.is_whole:
