@@ -77,10 +77,15 @@ _MEASURED = (
     "status = main(sys.argv[1:])\n"
     "peak = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
     "sys.stderr.write('\\n' + peak)\n"
-    "sys.exit(status)\n"
+    "try:\n"
+    "    from mmbatch.quick_exit import leave\n"
+    "except ImportError:\n"
+    "    sys.exit(status)\n"
+    "leave(status, sys.argv[1:])\n"
 )
 """Runs the CLI, then reports the process's own peak RSS: ``VmHWM`` starts afresh at ``exec``, whereas
-``ru_maxrss`` of a child also counts the memory of the (large) benchmark process it was forked from."""
+``ru_maxrss`` of a child also counts the memory of the (large) benchmark process it was forked from. The process
+ends as the console script ends it (:mod:`mmbatch.quick_exit`; a checkout from before it exits normally)."""
 
 
 def run_stage(code: Path, *args: str) -> Run:

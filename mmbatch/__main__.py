@@ -1,5 +1,5 @@
 """Allow ``python -m mmbatch``."""
 
-from mmbatch.cli import main
+from mmbatch.cli import console
 
-raise SystemExit(main())
+console()

@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from mmbatch import __version__
 from mmbatch.allocator import tune_for
@@ -80,13 +80,21 @@ def _top_level() -> tuple[argparse.ArgumentParser, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``mmbatch`` console script; returns the exit status.
+    """The command line ``argv`` (default: the process's) run; returns the exit status.
 
     API keys are registered for scrubbing by the stages that read one to use it (not here: a stage that sends no key
     must not change a cell that looks like one).
     """
     with guard_streams():
         return _run(argv)
+
+
+def console() -> NoReturn:
+    """The ``mmbatch`` console script (and ``python -m mmbatch``): :func:`main`, then the process ends without the
+    interpreter's teardown where that is safe (:mod:`mmbatch.quick_exit`)."""
+    from mmbatch.quick_exit import leave
+
+    leave(main(), sys.argv[1:])
 
 
 def _run(argv: Sequence[str] | None) -> int:
@@ -169,4 +177,4 @@ def _print_error(message: str) -> None:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    console()
