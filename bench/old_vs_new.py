@@ -73,19 +73,19 @@ def baseline_tree(folder: Path, revision: str = BASELINE) -> Path:
 
 _MEASURED = (
     "import sys\n"
-    "from mmbatch.cli import main\n"
-    "status = main(sys.argv[1:])\n"
+    "from mmbatch import cli\n"
+    "status = cli.main(sys.argv[1:])\n"
     "peak = next(line for line in open('/proc/self/status') if line.startswith('VmHWM:'))\n"
     "sys.stderr.write('\\n' + peak)\n"
-    "try:\n"
+    "if hasattr(cli, 'console'):\n"
     "    from mmbatch.quick_exit import leave\n"
-    "except ImportError:\n"
-    "    sys.exit(status)\n"
-    "leave(status, sys.argv[1:])\n"
+    "    leave(status, sys.argv[1:])\n"
+    "sys.exit(status)\n"
 )
 """Runs the CLI, then reports the process's own peak RSS: ``VmHWM`` starts afresh at ``exec``, whereas
 ``ru_maxrss`` of a child also counts the memory of the (large) benchmark process it was forked from. The process
-ends as the console script ends it (:mod:`mmbatch.quick_exit`; a checkout from before it exits normally)."""
+ends as the checkout's console script ends it (:mod:`mmbatch.quick_exit`; one from before it exits normally: asked of
+its ``cli`` module, since an editable install would find ``quick_exit`` in its own checkout for any other)."""
 
 
 def run_stage(code: Path, *args: str) -> Run:
