@@ -193,14 +193,16 @@ class RowJournal:
 
     # ------------------------------------------------------------------------------------------------- reading
 
-    def rows(self) -> pl.DataFrame | None:
+    def rows(self, *, only: pl.Series | None = None, columns: Sequence[str] | None = None) -> pl.DataFrame | None:
         """Every committed row, one per index: finished files first, then parts and segments in commit order.
 
         The last copy of each index wins, except that a copy without an error beats one with an error (a row that
-        succeeded in one shard run stays done whatever another run recorded for it).
+        succeeded in one shard run stays done whatever another run recorded for it). ``only``: the rows of these
+        indices alone, the others left out as each file is read (which copy wins is decided per index, so it is the
+        same choice); ``columns``: these columns alone (those present), instead of the journal's.
         """
-        frames = [self._finished_rows(path) for path in self._finished_files()]
-        frames.extend(self._progress_frames())
+        frames = [self._finished_rows(path, only, columns) for path in self._finished_files()]
+        frames.extend(_narrowed(frame, only, columns) for frame in self._progress_frames())
         if not frames:
             return None
         rows = frames[0] if len(frames) == 1 else pl.concat(frames, how="diagonal_relaxed")
@@ -214,12 +216,15 @@ class RowJournal:
                 .sort("_commit_order")
                 .drop("_commit_order"))
 
-    def _finished_rows(self, path: Path) -> pl.DataFrame:
-        if self.columns is not None and path.suffix.lower() == ".parquet":
+    def _finished_rows(self, path: Path, only: pl.Series | None, columns: Sequence[str] | None) -> pl.DataFrame:
+        wanted = columns if columns is not None else self.columns
+        if wanted is not None and path.suffix.lower() == ".parquet":
             present = set(pl.read_parquet_schema(path))
-            return pl.read_parquet(path, columns=[c for c in self.columns if c in present], glob=False)
-        frame = read_table(path).frame
-        return frame if self.columns is None else frame.select([c for c in self.columns if c in frame.columns])
+            # filtered as it is read: a rerun over a finished output of a million rows wants the few the rules
+            # leave to the judge, not all of them (+60 MiB of TextVQA's notes)
+            scan = pl.scan_parquet(path, glob=False).select([c for c in wanted if c in present])
+            return (scan if only is None else scan.filter(pl.col("index").is_in(only.implode()))).collect()
+        return _narrowed(read_table(path).frame, only, wanted)
 
     def _progress_frames(self) -> list[pl.DataFrame]:
         """The frames of every part and segment; lists again when a file vanishes (compacted by its owner)."""
@@ -373,3 +378,11 @@ def _sync_directory(directory: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _narrowed(frame: pl.DataFrame, only: pl.Series | None, columns: Sequence[str] | None) -> pl.DataFrame:
+    """``frame``'s rows of the indices ``only`` (all when None) and its ``columns`` among those it has (all when
+    None)."""
+    if only is not None:
+        frame = frame.filter(pl.col("index").is_in(only.implode()))
+    return frame if columns is None else frame.select([c for c in columns if c in frame.columns])

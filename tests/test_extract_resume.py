@@ -10,9 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 from conftest import REPO_ROOT, run_cli
-from support.extract_rows import judged_rows, mmvet_rows, write_predictions
+from support.extract_rows import judged_rows, mcq_row, mmvet_rows, write_predictions
 from support.openai_server import OpenAIServer, ServerScript
 
 from mmbatch.extract.options import ExtractOptions
@@ -89,3 +90,28 @@ def test_a_finished_output_is_not_redone(tmp_path: Path) -> None:
         again = run_extract(options)
         assert server.received == []
     assert again.summary["by_method"]["judge"] == 4
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".tsv"])
+def test_a_rerun_over_a_finished_output_takes_back_the_judges_rows_and_decides_the_others_again(
+        tmp_path: Path, suffix: str) -> None:
+    """Only the rows the rules leave open are read back from a finished output; the rules decide the rest again as
+    they were: the same file, nothing asked, every row reported as reused."""
+    rows = [mcq_row(100 + i, "ABCD"[i % 4], answer="ABCD"[(i // 2) % 4]) for i in range(6)] + judged_rows(4)
+    inp = write_predictions(tmp_path / "pred.tsv", rows)
+    out = tmp_path / f"out{suffix}"
+    with OpenAIServer(ServerScript(reply=numbered_judge)) as server:
+        options = ExtractOptions(input=inp, output=out, judge_base_url=server.base_url)
+        first = run_extract(options)
+        assert len(server.chat_requests) == 4  # the judge's rows only
+        written = read_table(out)
+        server.reset()
+        again = run_extract(options)
+        assert server.received == []
+    assert first.summary["by_method"] == again.summary["by_method"]
+    assert again.summary["by_method"]["rule"] == 6 and again.summary["by_method"]["judge"] == 4
+    assert again.summary["reused"] == len(rows)
+    assert again.summary["judge"]["cache_hits"] == 0  # the judge's rows were taken back, not looked up again
+    rewritten = read_table(out)
+    assert rewritten.frame.equals(written.frame)
+    assert rewritten.frame.filter(pl.col("extract_method") == "judge")["extracted"].to_list() == ["B", "C", "D", "A"]

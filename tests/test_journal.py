@@ -46,3 +46,25 @@ def test_finished_output_counts_as_progress(tmp_path: Path) -> None:
     assert journal.done_indices() == {1, 2}
     journal.close()
     assert not partial_dir(out).exists()
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".tsv"])
+def test_rows_of_some_indices_are_the_rows_of_all_filtered(tmp_path: Path, suffix: str) -> None:
+    """``rows(only=...)`` reads a finished output and the progress for some indices alone; which copy of an index
+    wins (the last, but one without an error over one with) is the same as when every row is read."""
+    out = tmp_path / f"preds{suffix}"
+    write_table(_rows([1, 2, 3, 4]).vstack(_rows([5], error="boom")), out, {"resume": {"model": "m"}})
+    journal = RowJournal(out, {"model": "m"}, columns=("index", "prediction", "error"))
+    journal.commit(_rows([2]).with_columns(pl.lit("p2 again").alias("prediction")))
+    journal.commit(_rows([3], error="timeout"))
+    journal.commit(_rows([5]))
+    every = journal.rows()
+    assert every is not None
+    for only in ([2, 3], [5], [1, 4, 5], [], [9]):
+        some = journal.rows(only=pl.Series(only, dtype=pl.Int64))
+        assert some is not None
+        assert some.equals(every.filter(pl.col("index").is_in(only))), only
+    assert every.filter(pl.col("index") == 2)["prediction"].to_list() == ["p2 again"]  # the later copy
+    assert every.filter(pl.col("index") == 3)["error"].to_list() == [None]  # the copy without an error
+    narrow = journal.rows(columns=("index", "error"))
+    assert narrow is not None and narrow.equals(every.select("index", "error"))

@@ -2,7 +2,8 @@
 
 The rules decide every row again on each run (they are cheap and deterministic for the same settings); only the
 outcomes of the judge and of CLIP, which cost calls and model time, are committed to the journal one batch at a
-time, and a rerun takes them (or a finished output's rows) back as a frame.
+time, and a rerun takes them back as a frame: those of the rows the rules leave open, from the journal or from a
+finished output (whose other rows the rules decide again as they were).
 """
 
 from __future__ import annotations
@@ -38,17 +39,30 @@ def outcome_frame(rows: Iterable[tuple[int, Outcome]]) -> pl.DataFrame:
     }, schema=SCHEMA)
 
 
-def committed_outcomes(journal: RowJournal) -> pl.DataFrame:
+def committed_outcomes(journal: RowJournal, only: pl.Series | None = None) -> pl.DataFrame:
     """Rows finished by an earlier run (or in a finished output), as a frame of :data:`SCHEMA`; failed rows are
-    left out, so they run again."""
-    rows = journal.rows()
-    if rows is None or "extract_method" not in rows.columns:
+    left out, so they run again. ``only``: the rows of these indices alone, the others not read."""
+    rows = _finished(journal.rows(only=only))
+    if rows is None:
         return pl.DataFrame(schema=SCHEMA)
-    if "error" in rows.columns:
-        rows = rows.filter(pl.col("error").is_null())
-    rows = rows.filter(pl.col("extract_method").is_not_null())
     return rows.select(pl.col(name).cast(dtype) if name in rows.columns else pl.lit(None, dtype=dtype).alias(name)
                        for name, dtype in SCHEMA.items())
+
+
+def committed_count(journal: RowJournal, index: pl.Series) -> int:
+    """How many of the rows ``index`` an earlier run (or a finished output) finished, failed ones not counted: what a
+    rerun reports as reused. Only the three columns that tell are read."""
+    rows = _finished(journal.rows(columns=("index", "extract_method", "error")))
+    return 0 if rows is None else int(index.is_in(rows["index"].implode()).sum())
+
+
+def _finished(rows: pl.DataFrame | None) -> pl.DataFrame | None:
+    """The committed rows that have an outcome and no error; None when there is none."""
+    if rows is None or "extract_method" not in rows.columns:
+        return None
+    if "error" in rows.columns:
+        rows = rows.filter(pl.col("error").is_null())
+    return rows.filter(pl.col("extract_method").is_not_null())
 
 
 def rule_decisions(height: int) -> pl.DataFrame:

@@ -27,7 +27,7 @@ from mmbatch.backends.library_versions import installed_versions
 from mmbatch.benchmarks.registry import answer_kinds
 from mmbatch.errors import EXIT_OK, EXIT_ROWS_FAILED, BadInputError
 from mmbatch.extract.batched_rules import decide_by_rules
-from mmbatch.extract.decisions import SCHEMA, committed_outcomes, outcome_frame
+from mmbatch.extract.decisions import SCHEMA, committed_count, committed_outcomes, outcome_frame
 from mmbatch.extract.options import ExtractOptions
 from mmbatch.extract.outcome import JudgeTask, Outcome
 from mmbatch.extract.output_rows import ExtractedRows
@@ -93,8 +93,11 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
                 session.ensure_ready(rules.tasks)  # before anything is written: a bad judge leaves no trace
             journal = RowJournal(options.output, _resume_settings(options, kinds), force=options.force,
                                  settings_key=RESUME_KEY, columns=tuple(SCHEMA))
-            earlier_rows = committed_outcomes(journal)
-            reused = int(predictions.index.is_in(earlier_rows["index"].implode()).sum())
+            reused = committed_count(journal, predictions.index)
+            # an earlier run's outcomes of the rows the rules leave open (the judge's, CLIP's): the rules decide the
+            # others again as they were, so a rerun over a finished output of a million rows reads back the few
+            open_rows = predictions.index.filter(rules.decisions.column("extract_method").is_null())
+            earlier_rows = committed_outcomes(journal, only=open_rows)
             outcomes: dict[int, Outcome] = {}
 
             def commit(rows: list[tuple[int, Outcome]]) -> None:
@@ -112,7 +115,7 @@ def run_extract(options: ExtractOptions) -> ExtractResult:
 
         decisions = rules.decisions.updated(predictions.index,
                                             pl.concat([earlier_rows, outcome_frame(outcomes.items())]))
-        del earlier_rows  # a finished output's outcomes (every row of it on a rerun) are not held to the end
+        del earlier_rows  # not held to the end of the write
         methods = decisions.column("extract_method")
         if methods.null_count():  # every route must have decided its rows: a row without a method is a bug
             raise RuntimeError(f"{methods.null_count()} rows were left without an extract method")
