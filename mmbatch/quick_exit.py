@@ -1,9 +1,9 @@
 """How the ``mmbatch`` console script ends its process: without the interpreter's teardown, once nothing is left to do.
 
 When a command returns, its files are written and closed and its summary printed. What the interpreter does next,
-clearing the ~400 modules that polars and mmbatch import and collecting their objects, changes nothing anyone sees
-and costs 0.10-0.15 s on the 2-core box: a fifth of a 12-row ``score``, paid again by every stage of a pipeline
-(docs/benchmarks.md, "start-up"). mypy leaves its process the same way for the same reason.
+clearing the ~530 modules that a stage imports (polars' ~390 of them) and collecting their objects, changes nothing
+anyone sees and costs 0.1-0.2 s on the 2-core box: a fifth of a 12-row ``score``, paid again by every stage of a
+pipeline (docs/benchmarks.md, "start-up"). mypy leaves its process the same way for the same reason.
 
 What the teardown does that matters is done first. The functions registered with :mod:`atexit` run: logging's
 flush, the tracking clients' run endings, temporary folders' removal, the MathVision worker's stop. Then the standard
