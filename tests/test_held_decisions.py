@@ -1,7 +1,7 @@
 """``HeldDecisions.updated`` against the same updates put into the whole table at once (``with_updates``).
 
-A rerun over a finished output updates every row with the output's own outcomes, in the file's order (the case
-placed without a join); a resumed judge run updates a few rows, in commit order, some of them twice.
+A rerun over the finished output of a file whose rows are all the judge's updates every row, in the file's order
+(the case placed without a join); a resumed judge run updates a few rows, in commit order, some of them twice.
 """
 
 from __future__ import annotations
