@@ -9,9 +9,10 @@ import numpy as np
 import polars as pl
 import pytest
 
+from mmbatch.numpy_order import numpy_mean, numpy_sum
 from mmbatch.score.cell_sums import CellSums
 from mmbatch.score.estimate import MetricCombination, is_defined
-from mmbatch.score.point_values import metric_values, numpy_sum, observed_sums
+from mmbatch.score.point_values import metric_values, observed_sums
 from mmbatch.scoring.plan import STRATUM, UNITS, CellLevel, MetricSpec, Ratio, ScorePlan, cell_stat
 
 
@@ -24,6 +25,16 @@ def test_numpy_sum_adds_in_numpys_order(size):
         matrix = np.array([values + values, values[::-1] + values])
         assert numpy_sum(values) == np.add.reduceat(matrix, [0, size], axis=1)[0, 0]
         assert numpy_sum(values[::-1]) == np.add.reduceat(matrix, [0, size], axis=1)[1, 0]
+
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 7, 8, 9, 10, 16, 17, 127, 128, 129, 130, 257, 1000])
+def test_numpy_mean_is_numpys_mean_of_a_list(size):
+    """np.mean of a list sums its one-dimensional array pairwise from zero, unlike reduceat's segments."""
+    rng = random.Random(size)
+    for _ in range(40):
+        values = [rng.random() * rng.choice([1.0, 1e-3, 1e7]) / 3 for _ in range(size)]
+        assert numpy_mean(values) == float(np.mean(values))
 
 
 def random_plan(seed: int, types: int) -> ScorePlan:

@@ -162,3 +162,18 @@ def test_the_commands_parser_answers_as_the_full_parser_does(argv: list[str], ca
         printed.append((exited.value.code, capsys.readouterr()))
     assert printed[0] == printed[1]
     assert printed[0][1].out or printed[0][1].err
+
+
+@pytest.mark.parametrize("era", ["vlmevalkit", "vlmevalkit-2024", "official"])
+def test_a_vqa_extract_imports_no_numpy(era, tmp_path):
+    """VLMEvalKit's per-row mean is taken in plain Python in numpy's order (mmbatch/numpy_order.py): importing numpy
+    cost a TextVQA extract more than the VQA metric over 100K rows' distinct answers."""
+    from mmbatch.cli import main
+
+    predictions = tmp_path / "predictions.parquet"
+    assert main(["import", "--format", "vlmevalkit", "--benchmark", "textvqa", "--model", "example",
+                 "--input", str(EXAMPLES / "textvqa" / "textvqa_example_predictions.tsv"),
+                 "--output", str(predictions)]) == 0
+    report = imported(["extract", "--no-judge", "--kind-option", f"rules={era}", "--input", str(predictions),
+                       "--output", str(tmp_path / "extracted.parquet")], blocked=("numpy",))
+    assert report["status"] == 0 and "numpy" not in report["modules"]  # type: ignore[operator]

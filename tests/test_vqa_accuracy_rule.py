@@ -147,3 +147,29 @@ def test_the_score_is_read_back_from_extracted() -> None:
     edited = pl.DataFrame({"index": [5], "answer": ["['a']"], "extracted": ["stop"], "extract_method": ["text"]})
     with pytest.raises(BadInputError, match=r"row index=5.*extracted 'stop' is not a score"):
         VQA_ACCURACY.score(edited)
+
+
+def test_vlmevalkits_mean_is_numpys_float_for_every_pattern_of_matches() -> None:
+    """Averaged in plain Python in numpy's order of addition: the float ``numpy.mean`` gives (VLMEvalKit's), bit for
+    bit, for every way up to 12 human answers can equal the prediction and for longer lists of answers."""
+    import itertools
+    import math
+    import random
+    import warnings
+
+    import numpy as np
+
+    from mmbatch.answers.vqa_accuracy import vlmevalkit_mean
+
+    patterns = [matches for total in range(1, 13) for matches in itertools.product((False, True), repeat=total)]
+    rng = random.Random(7)
+    patterns += [tuple(rng.random() < rng.random() for _ in range(total)) for total in (17, 31, 129, 300)
+                 for _ in range(50)]
+    patterns.append(())  # no human answers at all: NaN, as numpy's mean of nothing
+    for matches in patterns:
+        same = sum(matches)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            expected = float(np.mean([min(1, (same - 1 if match else same) / 3) for match in matches]))
+        got = vlmevalkit_mean(matches)
+        assert got == expected or (math.isnan(got) and math.isnan(expected)), matches

@@ -20,6 +20,7 @@ from functools import lru_cache
 from mmbatch.answers.open_answers import OpenAnswerKind, Verdict
 from mmbatch.answers.reference_answers import ReferenceProblem, reference_texts
 from mmbatch.answers.vqa_text import evalai_normalise, vqa_normalise
+from mmbatch.numpy_order import numpy_mean
 
 ERAS = ("vlmevalkit", "vlmevalkit-2024", "official")
 """The values of ``--kind-option rules=``, the default first."""
@@ -42,18 +43,17 @@ def normalised_references(cell: str, era: str) -> tuple[str, ...]:
 @lru_cache(maxsize=4096)
 def vlmevalkit_mean(matches: tuple[bool, ...]) -> float:
     """VLMEvalKit's score for the answers that equal the prediction (``matches``): the per-answer accuracies
-    averaged with ``numpy.mean``, so that the float is the one VLMEvalKit printed, bit for bit."""
-    import numpy as np
-
-    same = sum(matches)
-    return float(np.mean([min(1, (same - 1 if match else same) / 3) for match in matches]))
+    averaged as ``numpy.mean`` averages them (:func:`~mmbatch.numpy_order.numpy_mean`), so that the float is the one
+    VLMEvalKit printed, bit for bit."""
+    same = matches.count(True)
+    return numpy_mean([float(min(1, (same - 1 if match else same) / 3)) for match in matches])
 
 
 @lru_cache(maxsize=4096)
 def official_mean(matches: tuple[bool, ...]) -> float:
     """The TextVQA evaluator's score: the same accuracies, summed in Python order and divided by their count; 0 when
     no answer equals the prediction."""
-    same = sum(matches)
+    same = matches.count(True)
     if not same:
         return 0.0
     accuracies = [min(1, (same - 1 if match else same) / 3) for match in matches]
@@ -75,9 +75,9 @@ class VqaAccuracyRule:
         """How many human answers equal the normalised prediction, and the resulting score."""
         read_as = normalised(prediction, rules)
         answers = normalised_references(cell, rules)
-        matches = tuple(answer == read_as for answer in answers)
+        matches = tuple(map(read_as.__eq__, answers))
         score = official_mean(matches) if rules == "official" else vlmevalkit_mean(matches)
-        return Verdict(score, f"{sum(matches)} of {len(matches)} human answers match {read_as!r}")
+        return Verdict(score, f"{matches.count(True)} of {len(matches)} human answers match {read_as!r}")
 
 
 VQA_ACCURACY = OpenAnswerKind(name="vqa-accuracy", rule=VqaAccuracyRule(), binary=False, eras=ERAS)

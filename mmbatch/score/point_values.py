@@ -12,43 +12,8 @@ from collections.abc import Iterable, Sequence
 
 import polars as pl
 
+from mmbatch.numpy_order import numpy_sum
 from mmbatch.scoring.plan import UNITS, MetricSpec, ScorePlan, cell_stat, split_cell_stat
-
-_UNROLL = 8
-"""numpy adds runs of up to :data:`_BLOCK` values with this many accumulators."""
-_BLOCK = 128
-"""Longest run numpy adds without splitting it in two (``PW_BLOCKSIZE``)."""
-
-
-def numpy_sum(values: Sequence[float]) -> float:
-    """``values`` summed as ``numpy.add.reduce`` (and each segment of ``reduceat``) sums float64: the first value,
-    plus numpy's pairwise sum of the rest."""
-    if not values:
-        return 0.0
-    return values[0] + _pairwise(values, 1, len(values) - 1) if len(values) > 1 else values[0]
-
-
-def _pairwise(values: Sequence[float], start: int, count: int) -> float:
-    """numpy's pairwise summation of ``values[start:start + count]``: short runs in order, runs up to a block with
-    eight accumulators, longer ones split in two at a multiple of eight."""
-    if count < _UNROLL:
-        total = -0.0
-        for position in range(start, start + count):
-            total += values[position]
-        return total
-    if count <= _BLOCK:
-        lanes = list(values[start:start + _UNROLL])
-        whole = count - count % _UNROLL
-        for offset in range(_UNROLL, whole, _UNROLL):
-            for lane in range(_UNROLL):
-                lanes[lane] += values[start + offset + lane]
-        total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
-        for position in range(start + whole, start + count):
-            total += values[position]
-        return total
-    half = count // 2
-    half -= half % _UNROLL
-    return _pairwise(values, start, half) + _pairwise(values, start + half, count - half)
 
 
 def _floats(series: pl.Series) -> list[float]:
