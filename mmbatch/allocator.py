@@ -1,12 +1,14 @@
-"""How ``score`` asks polars' allocator to hand freed memory back to the system.
+"""How the table stages (``prepare``, ``extract``, ``score``) ask polars' allocator to hand freed memory back.
 
 polars allocates through its own jemalloc, which keeps the pages a program frees for a while before returning them
-(polars sets 0.5 s, then 1 s more), and returns them only while the program allocates. ``score`` builds its unit
-types over every scored row, frees them, then writes the hits file: with those settings the freed pages were still
-resident while it wrote, and a million TextVQA rows peaked at 508-523 MiB. With freed pages returned after 100 ms by
-jemalloc's background thread (the setting jemalloc's authors recommend for bounded resident memory) the same run
-peaked at 444-466 MiB for 1-3 % more CPU. ``extract`` is not tuned: it frees a batch at a time, its peak was already
-lower (453 MiB) and the purging cost it 7-15 % more CPU (docs/benchmarks.md).
+(polars sets 0.5 s, then 1 s more), and returns them only while the program allocates. Each of these stages frees a
+large part of what it holds before the part that peaks: ``prepare`` the parse of its TSV before the write (a 425 MB
+MMBench file peaked at 2.07-2.10x its size, the goal being 2x), ``extract`` each batch before the next, ``score`` its
+unit types before the hits file. With freed pages returned after 100 ms by jemalloc's background thread (the setting
+jemalloc's authors recommend for bounded resident memory) ``prepare`` peaked at 1.84x, a million TextVQA rows'
+``extract`` at 412-419 MiB against 488-495 and their ``score`` at 444-466 against 508-523. The CPU it costs was
+within the noise on a quiet box (0.93-1.07x per round); on a loaded one an earlier measurement found 7-15 % more for
+``extract`` (docs/benchmarks.md). ``run`` and ``infer`` are left alone: what they hold is mostly a model's.
 
 jemalloc reads its settings once, when polars' library loads, from ``_RJEM_MALLOC_CONF``: they are set before
 anything imports polars. A value the user set is kept; polars' own defaults are not the user's: polars writes them
@@ -24,7 +26,7 @@ SETTING = "_RJEM_MALLOC_CONF"
 """The environment variable polars' jemalloc reads its options from."""
 TABLE_STAGE_OPTIONS = "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:0"
 """Freed pages go back to the system after 100 ms, from jemalloc's background thread (not from the stage's own)."""
-TABLE_COMMANDS = frozenset({"score"})
+TABLE_COMMANDS = frozenset({"prepare", "extract", "score"})
 """The commands tuned (those measured to gain memory for little CPU)."""
 POLARS_DEFAULTS = "dirty_decay_ms:500,muzzy_decay_ms:1000"
 """What polars 2.1's ``__init__`` puts first in the variable (its defaults, followed by any value found there)."""

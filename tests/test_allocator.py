@@ -1,4 +1,5 @@
-"""``score`` asks polars' jemalloc to hand freed pages back (mmbatch/allocator.py); the user's setting wins."""
+"""``prepare``, ``extract`` and ``score`` ask polars' jemalloc to hand freed pages back (mmbatch/allocator.py);
+the user's setting wins."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def test_a_table_command_sets_the_options(no_polars_yet: pytest.MonkeyPatch, com
     assert os.environ[SETTING] == TABLE_STAGE_OPTIONS
 
 
-@pytest.mark.parametrize("argv", [["infer", "--backend", "echo"], ["extract", "--input", "x"], ["run", "plan.yaml"],
+@pytest.mark.parametrize("argv", [["infer", "--backend", "echo"], ["run", "plan.yaml"], ["merge", "--input", "x"],
                                   ["--help"], []])
 def test_other_commands_are_left_alone(no_polars_yet: pytest.MonkeyPatch, argv: list[str]) -> None:
     tune_for(argv)
