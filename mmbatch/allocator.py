@@ -2,13 +2,15 @@
 
 polars allocates through its own jemalloc, which keeps the pages a program frees for a while before returning them
 (polars sets 0.5 s, then 1 s more), and returns them only while the program allocates. Each of these stages frees a
-large part of what it holds before the part that peaks: ``prepare`` the parse of its TSV before the write (a 425 MB
-MMBench file peaked at 2.07-2.10x its size, the goal being 2x), ``extract`` each batch before the next, ``score`` its
-unit types before the hits file. With freed pages returned after 100 ms by jemalloc's background thread (the setting
-jemalloc's authors recommend for bounded resident memory) ``prepare`` peaked at 1.84x, a million TextVQA rows'
-``extract`` at 412-419 MiB against 488-495 and their ``score`` at 444-466 against 508-523. The CPU it costs was
-within the noise on a quiet box (0.93-1.07x per round); on a loaded one an earlier measurement found 7-15 % more for
-``extract`` (docs/benchmarks.md). ``run`` and ``infer`` are left alone: what they hold is mostly a model's.
+large part of what it holds before the part that peaks: ``prepare`` the parse of its TSV before the write, ``extract``
+each batch before the next, ``score`` its unit types before the hits file. With freed pages returned after 100 ms by
+jemalloc's background thread (the setting jemalloc's authors recommend for bounded resident memory), measured against
+polars' settings in the same rounds (docs/benchmarks.md): ``prepare`` of a 425 MB MMBench TSV peaked at 1.78-1.92x its
+size against 2.04-2.10x (the goal is 2x); a million TextVQA rows' ``extract`` at 396-407 MiB against 452-477 (the goal
+is 500 MB, 476.8 MiB) and their ``score`` at 444-466 against 508-523. The price is CPU where a stage frees and
+allocates again often: a million MMBench rows' ``extract`` took ~10 % more (1.45 -> 1.60 s) for 265-286 MiB against
+300-327; TextVQA's 1-3 %, ``prepare``'s and ``score``'s within the noise. ``run`` and ``infer`` are left alone: what
+they hold is mostly a model's.
 
 jemalloc reads its settings once, when polars' library loads, from ``_RJEM_MALLOC_CONF``: they are set before
 anything imports polars. A value the user set is kept; polars' own defaults are not the user's: polars writes them
