@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -39,6 +40,13 @@ _MAY_SKIP_A_NAME = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.ListCo
                     ast.GeneratorExp)
 """Nodes under which a name may never be looked up (short-circuits) or is bound by the expression itself."""
 _BUILTIN_NAMES = frozenset(dir(builtins))
+
+_PLAIN_STRING = r"'[^'\\\n\r\x00]*'|\"[^\"\\\n\r\x00]*\""
+_PLAIN_LIST = re.compile(rf"\[(?:{_PLAIN_STRING})(?:, (?:{_PLAIN_STRING}))*\]")
+"""A list literal of plain quoted strings as Python's ``repr`` writes one (``['a', "b's"]``): no escape, line break
+or NUL inside the quotes, one ``", "`` between them. Each string is the text between its quotes, as
+``ast.literal_eval`` reads it; taken so without compiling the cell (~40 us a distinct cell)."""
+_PLAIN_ELEMENT = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
 class ReferenceProblem(ValueError):
@@ -65,6 +73,8 @@ def python_list(cell: str) -> tuple[object, ...] | None:
     Raises:
         ReferenceProblem: only ``eval`` could tell (the cell is an expression that may build a list).
     """
+    if _PLAIN_LIST.fullmatch(cell):
+        return tuple(found[1] if found[1] is not None else found[2] for found in _PLAIN_ELEMENT.finditer(cell))
     try:
         value = ast.literal_eval(cell)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
