@@ -7,10 +7,11 @@ each batch before the next, ``score`` its unit types before the hits file. With 
 jemalloc's background thread (the setting jemalloc's authors recommend for bounded resident memory), measured against
 polars' settings in the same rounds (docs/benchmarks.md): ``prepare`` of a 425 MB MMBench TSV peaked at 1.78-1.92x its
 size against 2.04-2.10x (the goal is 2x); a million TextVQA rows' ``extract`` at 396-407 MiB against 452-477 (the goal
-is 500 MB, 476.8 MiB) and their ``score`` at 444-466 against 508-523. The price is CPU where a stage frees and
-allocates again often: a million MMBench rows' ``extract`` took ~10 % more (1.45 -> 1.60 s) for 265-286 MiB against
-300-327; TextVQA's 1-3 %, ``prepare``'s and ``score``'s within the noise. ``run`` and ``infer`` are left alone: what
-they hold is mostly a model's.
+is 500 MB, 476.8 MiB) and their ``score`` at 444-466 against 508-523. The price is time where a stage frees and
+allocates again often: a million MMBench rows' ``extract`` took ~10 % more CPU (1.45 -> 1.60 s) for 265-286 MiB
+against 300-327, TextVQA's 1-3 %; ``prepare`` ~14 % more wall (1.12 -> 1.28 s, the kernel faulting in again the
+pages handed back), the price of its memory goal; ``score``'s was within the noise. ``run`` and ``infer`` are left
+alone: what they hold is mostly a model's.
 
 jemalloc reads its settings once, when polars' library loads, from ``_RJEM_MALLOC_CONF``: they are set before
 anything imports polars. A value the user set is kept; polars' own defaults are not the user's: polars writes them
