@@ -9,8 +9,8 @@ polars' settings in the same rounds (docs/benchmarks.md): ``prepare`` of a 425 M
 size against 2.04-2.10x (the goal is 2x); a million TextVQA rows' ``extract`` at 396-407 MiB against 452-477 (the goal
 is 500 MB, 476.8 MiB) and their ``score`` at 444-466 against 508-523. The price is time where a stage frees and
 allocates again often: a million MMBench rows' ``extract`` took ~10 % more CPU (1.45 -> 1.60 s) for 265-286 MiB
-against 300-327, TextVQA's 1-3 %; ``prepare`` ~14 % more wall (1.12 -> 1.28 s, the kernel faulting in again the
-pages handed back), the price of its memory goal; ``score``'s was within the noise. ``run`` and ``infer`` are left
+against 300-327, TextVQA's 1-3 %; ``prepare``'s and ``score``'s were within this box's noise (``prepare``: +14 %
+in one run of alternating pairs, -7 % in another). ``run`` and ``infer`` are left
 alone: what they hold is mostly a model's.
 
 jemalloc reads its settings once, when polars' library loads, from ``_RJEM_MALLOC_CONF``: they are set before
