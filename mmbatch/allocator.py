@@ -10,8 +10,8 @@ size against 2.04-2.10x (the goal is 2x); a million TextVQA rows' ``extract`` at
 is 500 MB, 476.8 MiB) and their ``score`` at 444-466 against 508-523. The price is time where a stage frees and
 allocates again often: a million MMBench rows' ``extract`` took ~10 % more CPU (1.45 -> 1.60 s) for 265-286 MiB
 against 300-327, TextVQA's 1-3 %; ``prepare``'s and ``score``'s were within this box's noise (``prepare``: +14 %
-in one run of alternating pairs, -7 % in another). ``run`` and ``infer`` are left
-alone: what they hold is mostly a model's.
+in one run of alternating pairs, -7 % in another). ``run`` and ``infer`` are left alone: what they hold is mostly
+a model's.
 
 jemalloc reads its settings once, when polars' library loads, from ``_RJEM_MALLOC_CONF``: they are set before
 anything imports polars. A value the user set is kept; polars' own defaults are not the user's: polars writes them

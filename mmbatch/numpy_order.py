@@ -17,8 +17,9 @@ _BLOCK = 128
 
 
 def numpy_sum(values: Sequence[float]) -> float:
-    """``values`` summed as ``numpy.add.reduce`` (and each segment of ``reduceat``) sums float64: the first value,
-    plus numpy's pairwise sum of the rest."""
+    """``values`` summed as each segment of ``numpy.add.reduceat`` sums float64 (the estimator's cell sums): the first
+    value, plus numpy's pairwise sum of the rest. A one-dimensional ``numpy.add.reduce`` (``numpy.sum``,
+    ``numpy.mean``) sums pairwise from zero instead: :func:`numpy_mean`."""
     if not values:
         return 0.0
     return values[0] + _pairwise(values, 1, len(values) - 1) if len(values) > 1 else values[0]
