@@ -14,7 +14,6 @@ from mmbatch.answers import reference_answers
 from mmbatch.answers.reference_answers import python_list
 from mmbatch.tableio import read_raw
 
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "real_results"
 VQA_FILES = ("TextVQA_VAL", "ChartQA_TEST", "OCRVQA_TESTCORE", "OCRBench", "DocVQA_VAL", "InfoVQA_VAL")
 
 
@@ -27,8 +26,8 @@ def literal_list(cell: str) -> tuple[object, ...] | None:
     return tuple(value) if isinstance(value, list) else None
 
 
-def real_answer_cells() -> list[str]:
-    paths = sorted(path for path in REAL.glob("*/*.xlsx") if any(name in path.name for name in VQA_FILES)
+def real_answer_cells(real_results: Path) -> list[str]:
+    paths = sorted(path for path in real_results.glob("*/*.xlsx") if any(name in path.name for name in VQA_FILES)
                    and not path.stem.endswith(("_gpt4", "_acc", "_score")))
     cells: set[str] = set()
     for path in paths:
@@ -38,8 +37,8 @@ def real_answer_cells() -> list[str]:
     return sorted(cells)
 
 
-def test_every_real_answer_cell_reads_as_literal_eval_reads_it() -> None:
-    cells = real_answer_cells()
+def test_every_real_answer_cell_reads_as_literal_eval_reads_it(shared_data: Path) -> None:
+    cells = real_answer_cells(shared_data / "real_results")
     plain = [cell for cell in cells if reference_answers._PLAIN_LIST.fullmatch(cell)]
     assert len(cells) > 5_000 and len(plain) > len(cells) // 2  # the pattern takes most of them: it is exercised
     for cell in cells:

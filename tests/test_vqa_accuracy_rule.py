@@ -7,14 +7,22 @@ With ten answers of which c equal the prediction, each of those c sees c - 1 mat
 
 from __future__ import annotations
 
+import ast
+import itertools
+import math
+import random
+import warnings
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
-from mmbatch.answers.vqa_accuracy import VQA_ACCURACY
+from mmbatch.answers import vqa_text
+from mmbatch.answers.vqa_accuracy import VQA_ACCURACY, vlmevalkit_mean
 from mmbatch.answers.vqa_text import digits_without_articles, evalai_normalise, vqa_normalise
 from mmbatch.errors import BadInputError
+from mmbatch.tableio import read_raw
 from tests.support.kind_rows import decide_and_score, kind_settings
 
 
@@ -152,15 +160,6 @@ def test_the_score_is_read_back_from_extracted() -> None:
 def test_vlmevalkits_mean_is_numpys_float_for_every_pattern_of_matches() -> None:
     """Averaged in plain Python in numpy's order of addition: the float ``numpy.mean`` gives (VLMEvalKit's), bit for
     bit, for every way up to 12 human answers can equal the prediction and for longer lists of answers."""
-    import itertools
-    import math
-    import random
-    import warnings
-
-    import numpy as np
-
-    from mmbatch.answers.vqa_accuracy import vlmevalkit_mean
-
     patterns = [matches for total in range(1, 13) for matches in itertools.product((False, True), repeat=total)]
     rng = random.Random(7)
     patterns += [tuple(rng.random() < rng.random() for _ in range(total)) for total in (17, 31, 129, 300)
@@ -175,14 +174,9 @@ def test_vlmevalkits_mean_is_numpys_float_for_every_pattern_of_matches() -> None
         assert got == expected or (math.isnan(got) and math.isnan(expected)), matches
 
 
-def test_digits_and_articles_in_one_pass_equal_the_evaluations_two_passes() -> None:
+def test_digits_and_articles_in_one_pass_equal_the_evaluations_two_passes(shared_data: Path) -> None:
     """``processDigitArticle`` as the VQA evaluation writes it (number words, then articles, then a second pass for
     contractions), against the one-pass version, on every prediction and reference of the 18 real TextVQA files."""
-    import ast
-
-    from mmbatch.answers import vqa_text
-    from mmbatch.tableio import read_raw
-
     def two_passes(text: str) -> str:
         kept = []
         for word in text.lower().split():
@@ -195,8 +189,7 @@ def test_digits_and_articles_in_one_pass_equal_the_evaluations_two_passes() -> N
         return " ".join(kept)
 
     texts = {"A Two THE cat an Isnt", "none of the ten", "Im ive", "the", "", "  dont\tstop  ", "ten thats a one"}
-    for path in sorted((Path(__file__).resolve().parents[2] / "shared" / "data" / "real_results").glob(
-            "*/*_TextVQA_VAL.xlsx")):
+    for path in sorted((shared_data / "real_results").glob("*/*_TextVQA_VAL.xlsx")):
         frame = read_raw(path).frame
         texts.update(frame["prediction"].drop_nulls().to_list())
         for cell in frame["answer"].drop_nulls().unique().to_list():
