@@ -41,12 +41,12 @@ _MAY_SKIP_A_NAME = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.ListCo
 """Nodes under which a name may never be looked up (short-circuits) or is bound by the expression itself."""
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
-_PLAIN_STRING = r"'[^'\\\n\r\x00]*'|\"[^\"\\\n\r\x00]*\""
-_PLAIN_LIST = re.compile(rf"\[(?:{_PLAIN_STRING})(?:, (?:{_PLAIN_STRING}))*\]")
-"""A list literal of plain quoted strings as Python's ``repr`` writes one (``['a', "b's"]``): no escape, line break
-or NUL inside the quotes, one ``", "`` between them. Each string is the text between its quotes, as
-``ast.literal_eval`` reads it; taken so without compiling the cell (~40 us a distinct cell)."""
-_PLAIN_ELEMENT = re.compile(r"'([^']*)'|\"([^\"]*)\"")
+_PLAIN_STRING = re.compile(r"'([^'\\\n\r\x00]*)'|\"([^\"\\\n\r\x00]*)\"")
+"""A plain quoted string as Python's ``repr`` writes one: no escape, line break or NUL inside the quotes, so that its
+text is what lies between them, as ``ast.literal_eval`` reads it."""
+_PLAIN_LIST = re.compile(rf"\[(?:{_PLAIN_STRING.pattern})(?:, (?:{_PLAIN_STRING.pattern}))*\]")
+"""A list literal of plain quoted strings (``['a', "b's"]``), one ``", "`` between them: its strings are taken by
+:data:`_PLAIN_STRING` without compiling the cell (~40 us a distinct cell)."""
 
 
 class ReferenceProblem(ValueError):
@@ -74,7 +74,7 @@ def python_list(cell: str) -> tuple[object, ...] | None:
         ReferenceProblem: only ``eval`` could tell (the cell is an expression that may build a list).
     """
     if _PLAIN_LIST.fullmatch(cell):
-        return tuple(found[1] if found[1] is not None else found[2] for found in _PLAIN_ELEMENT.finditer(cell))
+        return tuple(found[1] if found[1] is not None else found[2] for found in _PLAIN_STRING.finditer(cell))
     try:
         value = ast.literal_eval(cell)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
