@@ -30,7 +30,7 @@ SETTING = "_RJEM_MALLOC_CONF"
 TABLE_STAGE_OPTIONS = "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:0"
 """Freed pages go back to the system after 100 ms, from jemalloc's background thread (not from the stage's own)."""
 TABLE_COMMANDS = frozenset({"prepare", "extract", "score"})
-"""The commands tuned (those measured to gain memory for little CPU)."""
+"""The commands tuned: those whose peak it was measured to lower (the module's docstring says at what CPU)."""
 POLARS_DEFAULTS = "dirty_decay_ms:500,muzzy_decay_ms:1000"
 """What polars 2.1's ``__init__`` puts first in the variable (its defaults, followed by any value found there)."""
 
