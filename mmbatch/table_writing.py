@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import polars as pl
 
+from mmbatch.direct_writes import file_for
+
 METADATA_KEY = "mmbatch"
 """Key of the Parquet file's key-value metadata that holds the mmbatch metadata (JSON)."""
 ROW_GROUP_BYTES = 16 << 20
@@ -90,6 +92,12 @@ class _Stream:
         lazy = pl.concat([first.lazy(), *later], how="vertical") if later else first.lazy()
         return _Stream(lazy, first, made)
 
+    @property
+    def expected_bytes(self) -> int:
+        """About how many bytes the table takes in memory: batch 0's size times the number of batches (the size of
+        an uncompressed file, give or take its encoding)."""
+        return int(self.first.estimated_size()) * len(self.made)
+
     def check_all_made(self) -> None:
         """Raise when the writer did not ask for every batch exactly once (a bug, never a file to keep).
 
@@ -109,6 +117,8 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
     base64 payloads, where it took 0.86 s of CPU for 425 MB of JPEGs to save a quarter of their size. Those are written
     uncompressed: lz4, used before, shrank nothing (base64 of compressed pictures holds no repeats; its framing made
     the file 0.2 % larger), and ``prepare`` of a 425 MB MMBench TSV took 2.38-2.55 s without it against 2.55-3.77 s.
+    Such a file, when it is large, goes past the page cache (:mod:`mmbatch.direct_writes`); a compressed one is
+    written through it: its in-memory size says little about the file's, and the next stage reads it back.
 
     Raises:
         OSError: the file system refused the write (full disk, file-size limit), with its error number.
@@ -131,8 +141,9 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
             return {}
 
     try:
-        stream.lazy.sink_parquet(path, compression=compression, compression_level=level, row_group_size=rows_per_group,
-                                 metadata=key_values)
+        with file_for(path, stream.expected_bytes if payloads else 0) as target:
+            stream.lazy.sink_parquet(target, compression=compression, compression_level=level,
+                                     row_group_size=rows_per_group, metadata=key_values)
     except pl.exceptions.ComputeError as exc:
         raise _os_error(exc, path) from exc
     if failures:
@@ -141,14 +152,16 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
 
 
 def write_tsv(batches: Batches, path: Path) -> None:
-    """Write the batches (text and numbers only: list columns already as JSON text) as one TSV file.
+    """Write the batches (text and numbers only: list columns already as JSON text) as one TSV file, past the page
+    cache when it is large (:mod:`mmbatch.direct_writes`).
 
     Raises:
         OSError: the file system refused the write, with its error number.
     """
     stream = _Stream.of(batches)
     try:
-        stream.lazy.sink_csv(path, separator="\t", quote_style="necessary", null_value="")
+        with file_for(path, stream.expected_bytes) as target:
+            stream.lazy.sink_csv(target, separator="\t", quote_style="necessary", null_value="")
     except pl.exceptions.ComputeError as exc:
         raise _os_error(exc, path) from exc
     stream.check_all_made()
