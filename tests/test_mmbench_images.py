@@ -1,4 +1,5 @@
-"""The cheap image checks: the fast path accepts good JPEG/PNG payloads without decoding, and nothing bad passes."""
+"""The cheap image checks: the fast path accepts good JPEG/PNG payloads without decoding their pixels, and nothing bad
+passes."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import base64
 import io
 from pathlib import Path
 
+import polars as pl
 import pytest
 from PIL import Image
 
 from mmbatch.errors import BadInputError
 from mmbatch.formats.image_header import read_header
-from mmbatch.formats.images import ImageColumnCheck, check_cell_fully, plain_payload_fits
+from mmbatch.formats.images import ImageColumnCheck, check_cell_fully, payloads_that_fit
 
 LIMIT = 10_000_000
 
@@ -24,6 +26,14 @@ def encoded(size: tuple[int, int], image_format: str, **options: object) -> byte
 
 def b64(data: bytes) -> bytes:
     return base64.b64encode(data)
+
+
+def plain_payload_fits(cell: bytes, max_pixels: int) -> bool:
+    """The fast path's answer for one cell (its UTF-8 bytes), among cells of a batch that all fit."""
+    good = b64(encoded((2, 2), "JPEG")).decode()
+    answers = payloads_that_fit(pl.Series([good, cell.decode("utf-8"), good]), max_pixels)
+    assert answers[0] and answers[2]
+    return answers[1]
 
 
 @pytest.mark.parametrize(("image_format", "options"), [
@@ -51,6 +61,27 @@ def test_fast_path_refuses_what_it_cannot_vouch_for() -> None:
     assert not plain_payload_fits(b64(encoded((64, 48), "JPEG"))[:-8], LIMIT)  # truncated JPEG
     assert not plain_payload_fits(b64(encoded((64, 48), "GIF")), LIMIT)  # other formats: full check
     assert not plain_payload_fits(good, 64 * 48 - 1)  # over the pixel limit
+    # what Python's decoder would take, but the fast path leaves to the full check: line breaks, spaces, the URL-safe
+    # alphabet, missing padding, stray bits after the last byte
+    assert not plain_payload_fits(good[:76] + b"\n" + good[76:-4], LIMIT)
+    assert not plain_payload_fits(good[:76] + b" " + good[76:-1], LIMIT)
+    padded = payload_padded_with(2)
+    assert not plain_payload_fits(padded.replace(b"+", b"-").replace(b"/", b"_"), LIMIT)
+    assert not plain_payload_fits(padded.rstrip(b"="), LIMIT)
+    alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    last = alphabet.index(padded[-3])  # its low 4 bits are padding: zero, unless set by someone else's encoder
+    stray = padded[:-3] + alphabet[last | 1:(last | 1) + 1] + b"=="
+    assert base64.b64decode(stray) == base64.b64decode(padded)  # Python takes the stray bits...
+    assert plain_payload_fits(padded, LIMIT) and not plain_payload_fits(stray, LIMIT)  # ...the fast path does not
+
+
+def payload_padded_with(padding: int) -> bytes:
+    """A PNG's base64 ending in ``padding`` "=" and holding both "+" and "/"."""
+    for side in range(8, 400):
+        data = b64(encoded((side, 3), "PNG"))
+        if len(data) - len(data.rstrip(b"=")) == padding and b"+" in data and b"/" in data:
+            return data
+    raise AssertionError("no such PNG among the sizes tried")
 
 
 def test_full_check_accepts_what_the_fast_path_passes_on_and_names_the_problem() -> None:

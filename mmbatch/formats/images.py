@@ -1,21 +1,18 @@
 """Cheap checks of the ``image`` column of a VLMEvalKit-format (MMBench-style) file.
 
-A 4,000-row MMBench file holds ~400 MB of base64, so decoding every image would cost more than reading the file.
-The fast path proves each payload is plain base64 with byte-table operations (no decoding), decodes only its first
-few KB, enough for PIL to read the format and the size (the pixel limit is checked on the size), and its last bytes,
+A 4,000-row MMBench file holds ~400 MB of base64, so decoding every picture's pixels would cost more than reading the
+file. The fast path has polars decode each payload's base64 strictly (no pixels), and reads only the first few KB of
+the bytes, enough to find the format and the size (the pixel limit is checked on the size), and the last bytes,
 which must be the format's end marker (JPEG ``FFD9``, PNG ``IEND``), so that truncated cells are caught; a PNG's
-chunk checksums are checked too (decoding its base64, not its pixels), as PIL's ``verify`` checks them in the SEED
-readers and in infer. Anything the
-fast path cannot vouch for (other formats, ``data:`` prefixes, line-wrapped base64, list-strings of several images)
-gets the full check: decode, verify, load. Every error is found by the full check, so the fast path never refuses a
+chunk checksums are checked too, as PIL's ``verify`` checks them in the SEED readers and in infer. Anything the fast
+path cannot vouch for (other formats, ``data:`` prefixes, line-wrapped base64, list-strings of several images) gets
+the full check: decode, verify, load. Every error is found by the full check, so the fast path never refuses a
 good image. References must point at a row holding a payload.
 """
 
 from __future__ import annotations
 
-import binascii
 import io
-import string
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +22,7 @@ import polars as pl
 from PIL import Image
 
 from mmbatch.errors import BadInputError
-from mmbatch.formats.image_header import png_chunks_intact, read_header
+from mmbatch.formats.image_header import PNG_END, ImageHeader, png_chunks_intact, read_header
 from mmbatch.media import (
     MAX_REFERENCE_LENGTH,
     REFERENCE_PATTERN,
@@ -35,14 +32,12 @@ from mmbatch.media import (
     split_image_cell,
 )
 
-HEADER_CHARS = (2_048, 65_536)
-"""Base64 characters decoded to find the size: 1.5 KB, then 48 KB when EXIF or ICC data comes first."""
+HEADER_BYTES = (1_536, 49_152)
+"""Bytes read to find the size: 1.5 KB, then 48 KB when EXIF or ICC data comes first."""
 
 BATCH_ROWS = 64
-"""Payload cells fetched from the frame at a time (bounded memory: ~6 MB of 100 KB images; the checks run while
-``prepare`` writes the file, so what they hold adds to the writer's memory)."""
-
-_BASE64_ALPHABET = (string.ascii_letters + string.digits + "+/").encode()
+"""Payload cells decoded at a time (bounded memory: ~5 MB of 100 KB images; the checks run while ``prepare`` writes
+the file, so what they hold adds to the writer's memory)."""
 
 
 @dataclass(frozen=True)
@@ -68,37 +63,37 @@ def check_image_column(frame: pl.DataFrame, check: ImageColumnCheck,
     indices = frame["index"]
     for start in range(0, len(rows), BATCH_ROWS):
         batch = rows.slice(start, BATCH_ROWS)
-        # As bytes: the cast reinterprets polars' UTF-8 buffers, so each cell is copied once, not twice.
-        for row, cell in zip(batch.to_list(), image.gather(batch).cast(pl.Binary).to_list(), strict=True):
-            if not plain_payload_fits(cell, check.max_pixels):
-                check_cell_fully(cell.decode("utf-8"), indices[row], check)
+        for row, fits in zip(batch.to_list(), payloads_that_fit(image.gather(batch), check.max_pixels), strict=True):
+            if not fits:
+                check_cell_fully(image[row], indices[row], check)
         advance(len(batch))
     check_references(frame, check.source)
 
 
-def plain_payload_fits(data: bytes, max_pixels: int) -> bool:
-    """Whether ``data`` (a cell's UTF-8 bytes) is one plain base64 JPEG or PNG, complete and within the pixel limit.
+def payloads_that_fit(cells: pl.Series, max_pixels: int) -> list[bool]:
+    """For each cell: whether it is one plain base64 JPEG or PNG, complete and within the pixel limit.
 
-    Nothing is decoded but the first and last few bytes; any byte outside the base64 alphabet (non-ASCII included)
-    sends the cell to the full check.
+    polars decodes the cells (outside the GIL, so that a file being written meanwhile is not held up): strictly, so
+    that only the standard alphabet, with padding at the end alone and a length that is a multiple of 4, decodes; a
+    cell that does not is left to the full check, as are other formats, ``data:`` prefixes and line-wrapped base64.
+    Only the first and last bytes of each picture come to Python: the header, for the format and size, and the
+    format's end marker, so that truncated cells are caught.
     """
-    padding = len(data) - len(data.rstrip(b"="))
-    if len(data) % 4 or padding > 2 or data.translate(None, _BASE64_ALPHABET) != b"=" * padding:
-        return False
-    try:
-        header = None
-        for chars in HEADER_CHARS:  # most headers fit the first; EXIF or ICC data can push the size further
-            header = read_header(binascii.a2b_base64(data[:chars]))
-            if header is not None or chars >= len(data):
-                break
-        tail = binascii.a2b_base64(data[-16:])  # >= 10 bytes: room for the 8-byte PNG end
-    except binascii.Error:
-        return False
-    if header is None or not tail.endswith(header.end_marker) or header.width * header.height > max_pixels:
-        return False
-    # A PNG checksums its chunks (a JPEG has no checksum): checked here as every reader checks it, so that a PNG
-    # damaged in transit is refused at prepare in MMBench files too, not only in SEED folders.
-    return header.format != "PNG" or png_chunks_intact(binascii.a2b_base64(data))
+    decoded = pl.select(pl.when(cells.str.len_bytes() % 4 == 0).then(cells.str.decode("base64", strict=False))
+                        .alias("decoded")).to_series()
+    tails = decoded.bin.tail(len(PNG_END)).to_list()
+    header: ImageHeader | None = None
+    fits: list[bool] = []
+    for position, (start, tail) in enumerate(zip(decoded.bin.head(HEADER_BYTES[0]).to_list(), tails, strict=True)):
+        header = None if start is None else read_header(start)
+        if header is None and start is not None and len(start) == HEADER_BYTES[0]:
+            header = read_header(decoded.bin.head(HEADER_BYTES[1]).gather([position]).item())  # EXIF or ICC first
+        fits.append(header is not None and tail.endswith(header.end_marker)
+                    and header.width * header.height <= max_pixels
+                    # A PNG checksums its chunks (a JPEG has no checksum): checked here as every reader checks it, so
+                    # that a PNG damaged in transit is refused at prepare in MMBench files too, not only in SEED's.
+                    and (header.format != "PNG" or png_chunks_intact(decoded.gather([position]).item())))
+    return fits
 
 
 def check_cell_fully(cell: str, index: object, check: ImageColumnCheck) -> None:
