@@ -5,6 +5,8 @@ kernel's own (an unaligned direct write, a file-size limit)."""
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import os
 import random
 import subprocess
@@ -50,16 +52,28 @@ def test_a_direct_file_holds_exactly_the_bytes_written(tmp_path: Path, seed: int
 
 
 def in_page_cache(path: Path) -> bool:
-    """Whether the first block of ``path`` is in the page cache: a read that may not wait for the device
-    (``RWF_NOWAIT``) succeeds only then."""
+    """Whether the first block of ``path`` is in the page cache, as the kernel's ``mincore`` reports it for a mapping
+    of the file that is never touched. (A read with ``RWF_NOWAIT`` is no test: when the block is missing it starts
+    the read ahead, which may finish before the call returns.)"""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     fd = os.open(path, os.O_RDONLY)
     try:
-        os.preadv(fd, [bytearray(ALIGNMENT)], 0, os.RWF_NOWAIT)
-    except BlockingIOError:
-        return False
+        address = libc.mmap(None, ALIGNMENT, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if address == ctypes.c_void_p(-1).value:
+            raise OSError(ctypes.get_errno(), "mmap")
+        try:
+            resident = ctypes.create_string_buffer(1)
+            if libc.mincore(address, ALIGNMENT, resident) != 0:
+                raise OSError(ctypes.get_errno(), "mincore")
+        finally:
+            libc.munmap(address, ALIGNMENT)
     finally:
         os.close(fd)
-    return True
+    return bool(resident.raw[0] & 1)
 
 
 def on_tmpfs(path: Path) -> bool:
@@ -107,6 +121,8 @@ def test_a_large_payload_table_written_directly_is_the_file_polars_writes(tmp_pa
     frame = payload_table(600)
     assert frame.estimated_size() >= DIRECT_WRITE_BYTES
     written = write_table(frame, tmp_path / f"direct{suffix}", {"stage": "prepared"})
+    if not on_tmpfs(tmp_path):
+        assert not in_page_cache(written)
     assert read_table(written).frame.equals(read_table(written).frame)
     assert read_table(written).frame.drop("empty").equals(frame.drop("empty"))
     if suffix == ".parquet":  # byte for byte what polars writes to a path itself, with the same settings
@@ -115,6 +131,15 @@ def test_a_large_payload_table_written_directly_is_the_file_polars_writes(tmp_pa
             copy, compression="uncompressed", row_group_size=_rows_per_group(frame),
             metadata={"mmbatch": _metadata_of(written)})
         assert written.read_bytes() == copy.read_bytes()
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".tsv"])
+def test_a_large_table_without_payloads_stays_in_the_page_cache_for_the_next_stage(tmp_path: Path,
+                                                                                   suffix: str) -> None:
+    frame = payload_table(600).rename({"image": "prediction"})  # as large, but answers: extract reads them next
+    written = write_table(frame, tmp_path / f"answers{suffix}", {"stage": "inferred"})
+    assert in_page_cache(written)
+    assert read_table(written).frame.drop("empty").equals(frame.drop("empty"))
 
 
 def _rows_per_group(frame: pl.DataFrame) -> int:
