@@ -5,11 +5,7 @@ subprocesses, interleaved and repeated: the raw read, a raw read + write back (t
 the file), and ``mmbatch prepare`` to TSV and to Parquet. Peak memory is
 the child's maximum RSS (``resource.getrusage(RUSAGE_CHILDREN)`` of a wrapper process that runs one child). Ratios
 are also taken round by round (each round runs every command once), which holds when the machine's speed drifts.
-Goal (issues 2 and 21): prepare within 2x the raw read time, peak RSS under 2x the file size.
-
-Right after each ``prepare -> parquet`` (and the baseline's), a fresh process reads the file it wrote
-(``read back``): a large prepared file is written past the page cache (``mmbatch/direct_writes.py``), so its first
-reader fetches it from the disk; the sum of the two is the cost a pipeline that reads the file at once sees.
+Goal (issue 2): prepare within 2x the raw read time, peak RSS under 2x the file size.
 
 Usage: ``python bench/bench_prepare.py [--rows 4000] [--image-kb 100] [--repeats 3] [--baseline CHECKOUT]``
 """
@@ -43,7 +39,6 @@ print(json.dumps({"status": status, "seconds": seconds, "cpu_seconds": usage.ru_
 """
 
 _RAW_READ = "import polars, sys; polars.read_csv(sys.argv[1], separator='\\t', infer_schema=False)"
-_READ_BACK = "import polars, sys; polars.read_parquet(sys.argv[1])"
 _READ_WRITE = ("import polars, sys; frame = polars.read_csv(sys.argv[1], separator='\\t', infer_schema=False); "
                "frame.write_csv(sys.argv[2], separator='\\t')")
 
@@ -123,19 +118,14 @@ def main() -> int:
             "prepare -> parquet": [sys.executable, "-m", "mmbatch", "prepare", "--benchmark", "mmbench", "--input",
                                    str(source), "--output", str(folder / "out.parquet")],
         }
-        read_back = [sys.executable, "-c", _READ_BACK, str(folder / "out.parquet")]
-        commands["  read back"] = read_back
         checkouts = {name: REPO_ROOT for name in commands}
         if args.baseline is not None:
             commands["baseline -> parquet"] = commands["prepare -> parquet"]
-            commands["  baseline read back"] = read_back
             checkouts["baseline -> parquet"] = args.baseline.resolve()
-            checkouts["  baseline read back"] = REPO_ROOT
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in commands}
         for _ in range(args.repeats):
             for name, command in commands.items():  # interleaved: the CPU speed drifts
-                if command is not read_back:  # a read back reads what the command before it wrote
-                    _remove_outputs(folder, source)
+                _remove_outputs(folder, source)
                 runs[name].append(measure(command, checkouts[name]))
         print(f"machine: {platform.processor() or platform.machine()}, {_cpu_count()} cores, python "
               f"{platform.python_version()}; file: {args.rows} rows, {size_mb:.0f} MB; {args.repeats} repeats")
@@ -157,11 +147,6 @@ def main() -> int:
             rss_ratios = _spread(r["peak_rss_mb"] / size_mb for r in figures)
             print(f"{name:20s} per round vs the raw read (min / median / max): wall {walls}, CPU {cpus}; "
                   f"peak RSS vs file size {rss_ratios}")
-        for writer, reader in (("prepare -> parquet", "  read back"), ("baseline -> parquet", "  baseline read back")):
-            if writer in runs:
-                total = statistics.median(w["seconds"] + r["seconds"] for w, r in zip(runs[writer], runs[reader],
-                                                                                      strict=True))
-                print(f"{writer} + its read back: wall {total:6.2f} s (median of the rounds' sums)")
     return 0
 
 

@@ -23,8 +23,6 @@ from typing import Any, Literal
 
 import polars as pl
 
-from mmbatch.direct_writes import file_for
-
 METADATA_KEY = "mmbatch"
 """Key of the Parquet file's key-value metadata that holds the mmbatch metadata (JSON)."""
 ROW_GROUP_BYTES = 16 << 20
@@ -92,20 +90,6 @@ class _Stream:
         lazy = pl.concat([first.lazy(), *later], how="vertical") if later else first.lazy()
         return _Stream(lazy, first, made)
 
-    @property
-    def payloads(self) -> bool:
-        """Whether the table holds a column of base64 payloads (:data:`PAYLOAD_COLUMNS`)."""
-        return any(name in self.first.columns for name in PAYLOAD_COLUMNS)
-
-    @property
-    def direct_write_bytes(self) -> int:
-        """What :func:`~mmbatch.direct_writes.file_for` is told to expect. A file of payloads: about the bytes the
-        table takes in memory (batch 0's size times the number of batches: the size of the uncompressed file, give or
-        take its encoding), so a large one goes past the page cache. Any other file: 0, so it stays in the cache for
-        the stage that reads it next (an extract or score output; compressed, its size in memory says little
-        about the file's anyway)."""
-        return int(self.first.estimated_size()) * len(self.made) if self.payloads else 0
-
     def check_all_made(self) -> None:
         """Raise when the writer did not ask for every batch exactly once (a bug, never a file to keep).
 
@@ -125,8 +109,6 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
     base64 payloads, where it took 0.86 s of CPU for 425 MB of JPEGs to save a quarter of their size. Those are written
     uncompressed: lz4, used before, shrank nothing (base64 of compressed pictures holds no repeats; its framing made
     the file 0.2 % larger), and ``prepare`` of a 425 MB MMBench TSV took 2.38-2.55 s without it against 2.55-3.77 s.
-    Such a file, when it is large, goes past the page cache (:mod:`mmbatch.direct_writes`); a compressed one is
-    written through it (:attr:`_Stream.direct_write_bytes`).
 
     Raises:
         OSError: the file system refused the write (full disk, file-size limit), with its error number.
@@ -134,8 +116,9 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
     stream = _Stream.of(batches)
     row_bytes = stream.first.estimated_size() / max(stream.first.height, 1)
     rows_per_group = max(1, min(1 << 20, int(ROW_GROUP_BYTES / max(row_bytes, 1))))
-    compression: Literal["uncompressed", "zstd"] = "uncompressed" if stream.payloads else "zstd"
-    level = None if stream.payloads else ZSTD_LEVEL
+    payloads = any(name in stream.first.columns for name in PAYLOAD_COLUMNS)
+    compression: Literal["uncompressed", "zstd"] = "uncompressed" if payloads else "zstd"
+    level = None if payloads else ZSTD_LEVEL
     failures: list[Exception] = []
 
     def key_values(_: object) -> dict[str, str]:
@@ -148,9 +131,8 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
             return {}
 
     try:
-        with file_for(path, stream.direct_write_bytes) as target:
-            stream.lazy.sink_parquet(target, compression=compression, compression_level=level,
-                                     row_group_size=rows_per_group, metadata=key_values)
+        stream.lazy.sink_parquet(path, compression=compression, compression_level=level, row_group_size=rows_per_group,
+                                 metadata=key_values)
     except pl.exceptions.ComputeError as exc:
         raise _os_error(exc, path) from exc
     if failures:
@@ -159,16 +141,14 @@ def write_parquet(batches: Batches, path: Path, metadata: Callable[[], dict[str,
 
 
 def write_tsv(batches: Batches, path: Path) -> None:
-    """Write the batches (text and numbers only: list columns already as JSON text) as one TSV file, past the page
-    cache when it is a large file of payloads (:attr:`_Stream.direct_write_bytes`).
+    """Write the batches (text and numbers only: list columns already as JSON text) as one TSV file.
 
     Raises:
         OSError: the file system refused the write, with its error number.
     """
     stream = _Stream.of(batches)
     try:
-        with file_for(path, stream.direct_write_bytes) as target:
-            stream.lazy.sink_csv(target, separator="\t", quote_style="necessary", null_value="")
+        stream.lazy.sink_csv(path, separator="\t", quote_style="necessary", null_value="")
     except pl.exceptions.ComputeError as exc:
         raise _os_error(exc, path) from exc
     stream.check_all_made()
