@@ -12,20 +12,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    TaskID,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from typing import TYPE_CHECKING
 
 from mmbatch.console import error_console
+
+if TYPE_CHECKING:  # rich's progress module is imported only to draw a bar on a terminal (~15 ms of every start)
+    from rich.progress import Progress, ProgressColumn, TaskID
+
 
 LOG_INTERVAL_S = 30.0
 """Seconds between plain progress lines when stderr is not a terminal."""
@@ -93,6 +86,8 @@ def progress(description: str, total: int, unit: str = "rows", *, log_interval_s
     if not error_console.is_terminal:
         yield bar
         return
+    from rich.progress import Progress
+
     shown, columns = bar_layout(description, error_console.width)
     with Progress(*columns, console=error_console, transient=False) as rich_progress:
         bar._rich = rich_progress
@@ -107,6 +102,15 @@ def bar_layout(description: str, width: int) -> tuple[str, tuple[ProgressColumn,
     path keeps only its last part (``infer /models/llava-1.5-7b-hf`` -> ``infer llava-1.5-7b-hf``) and the text at
     most a third of the width, so the numbers after it keep their room.
     """
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     name = TextColumn("{task.description}", style="bold", markup=False)  # a model name may hold "[/]"
     if len(description) + FULL_LAYOUT_ROOM <= width:
         return description, (name, BarColumn(bar_width=None), MofNCompleteColumn(), TaskProgressColumn(),

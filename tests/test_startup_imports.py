@@ -33,7 +33,8 @@ except SystemExit as exc:
 print(json.dumps({"status": status, "modules": sorted({m.partition(".")[0] for m in sys.modules
                                                        if sys.modules[m] is not None}),
                   "mmbatch": sorted(m for m in sys.modules
-                                    if m.startswith("mmbatch.") and sys.modules[m] is not None)}))
+                                    if m.startswith("mmbatch.") and sys.modules[m] is not None),
+                  "rich.progress": sys.modules.get("rich.progress") is not None}))
 """
 
 
@@ -95,6 +96,7 @@ def test_each_stage_imports_only_what_it_uses(stage, stage_files, tmp_path):
     modules = set(report["modules"])  # type: ignore[arg-type]
     assert not modules & MODEL_LIBRARIES
     assert "pyarrow" not in modules  # polars reads and writes Parquet itself, metadata included
+    assert not report["rich.progress"]  # off a terminal, progress is plain lines: no bar to draw
     if stage in ("extract", "score"):
         assert "PIL" not in modules  # neither opens an image
         # No judge asked: its HTTP client, cache and CLIP phase stay out (~45 ms of an extract's start).

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-from PIL import Image
 
 from mmbatch.errors import BadInputError
 from mmbatch.formats.image_header import PNG_END, ImageHeader, png_chunks_intact, read_header
@@ -109,6 +108,8 @@ def check_cell_fully(cell: str, index: object, check: ImageColumnCheck) -> None:
             data = decode_base64_image(item)
         except ValueError as exc:
             raise BadInputError(f"{where}{exc}", path=check.source, index=index, column="image") from None
+        from PIL import Image  # here: the full check is for the few cells the fast path leaves (~10 ms of start-up)
+
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", Image.DecompressionBombWarning)
