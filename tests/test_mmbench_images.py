@@ -146,3 +146,21 @@ def test_an_image_reference_prepare_accepts_is_one_infer_resolves(tmp_path: Path
         assert main(["infer", "--input", str(prepared), "--output", str(output), "--backend", "echo", "--model",
                      "media"]) == 0
         assert read_table(output).frame["prediction"].to_list() == ["1 image 8x6"] * 2
+
+
+@pytest.mark.parametrize("every", [0, 3, 64])  # payloads in consecutive rows, or references between them
+@pytest.mark.parametrize("bad_at", [0, 70, 149])
+def test_the_bad_payload_is_named_by_its_row_wherever_the_references_fall(every: int, bad_at: int) -> None:
+    # The checks take payloads 64 at a time, as a view of the column where their rows are consecutive and as a copy
+    # otherwise: either way the row named is the bad picture's own.
+    from mmbatch.formats.images import check_image_column
+
+    good = b64(encoded((4, 4), "JPEG")).decode()
+    truncated = b64(encoded((4, 4), "JPEG")[:-40]).decode()
+    cells = [str(1000) if every and i % every == every - 1 else good for i in range(150)]
+    cells[bad_at] = truncated
+    frame = pl.DataFrame({"index": [1000 + i for i in range(150)], "image": cells})
+    check_image_column(frame.with_columns(pl.Series("image", [good if c == truncated else c for c in cells])),
+                       ImageColumnCheck(source=Path("x.tsv"), max_pixels=LIMIT))
+    with pytest.raises(BadInputError, match=f"row index={1000 + bad_at}: column 'image'"):
+        check_image_column(frame, ImageColumnCheck(source=Path("x.tsv"), max_pixels=LIMIT))

@@ -62,7 +62,10 @@ def check_image_column(frame: pl.DataFrame, check: ImageColumnCheck,
     indices = frame["index"]
     for start in range(0, len(rows), BATCH_ROWS):
         batch = rows.slice(start, BATCH_ROWS)
-        for row, fits in zip(batch.to_list(), payloads_that_fit(image.gather(batch), check.max_pixels), strict=True):
+        first, last = batch[0], batch[-1]
+        # Payloads in consecutive rows (the usual case) are a view of the column; others are copied together.
+        cells = image.slice(first, len(batch)) if last - first == len(batch) - 1 else image.gather(batch)
+        for row, fits in zip(batch.to_list(), payloads_that_fit(cells, check.max_pixels), strict=True):
             if not fits:
                 check_cell_fully(image[row], indices[row], check)
         advance(len(batch))
