@@ -1,8 +1,9 @@
 """The consoles every command prints through: results to stdout, progress and messages to stderr.
 
-Markup is off in both: what is printed holds paths, model names, subtask and image names from the user's files, and
-rich would read ``[/]`` in them as a closing tag (a ``MarkupError`` traceback) and ``[bold]x.tsv`` as ``x.tsv``.
-Styling is given as ``Text`` styles instead, never written into the string.
+Markup and emoji codes are off in both: what is printed holds paths, model names, subtask and image names from the
+user's files, and rich would read ``[/]`` in them as a closing tag (a ``MarkupError`` traceback), ``[bold]x.tsv`` as
+``x.tsv`` and ``run:x:2.tsv`` as ``run❌2.tsv``. Styling is given as ``Text`` styles instead, never written into the
+string.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ def line_width(stream: TextIO) -> int | None:
     return None if isatty is not None and isatty() else WIDTH_OFF_TERMINAL
 
 
-console = Console(highlight=False, markup=False, width=line_width(sys.stdout))
+console = Console(highlight=False, markup=False, emoji=False, width=line_width(sys.stdout))
 """Standard output: summaries and tables a user may pipe."""
 
-error_console = Console(stderr=True, highlight=False, markup=False, width=line_width(sys.stderr))
+error_console = Console(stderr=True, highlight=False, markup=False, emoji=False, width=line_width(sys.stderr))
 """Standard error: progress, warnings and errors."""

@@ -34,6 +34,25 @@ def test_a_message_holding_markup_prints_as_it_is(tmp_path: Path, capsys: pytest
         assert name in capsys.readouterr().err
 
 
+def test_emoji_codes_in_paths_print_as_they_are(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # rich reads ":x:" in a plain string as an emoji code whether markup is on or off: prepare's summary printed
+    # "run:x:2.parquet" as "run\u274c2.parquet", and score's table and messages did the same
+    from tests.conftest import EXAMPLES
+
+    prepared, predictions = tmp_path / "run:x:2.parquet", tmp_path / "o:thumbs_up:.parquet"
+    extracted, metrics = tmp_path / "e.parquet", tmp_path / "m:100:.json"
+    assert main(["prepare", "--benchmark", "mmbench", "--input", str(EXAMPLES / "mmbench" / "mmbench_example.tsv"),
+                 "--output", str(prepared)]) == 0
+    assert "run:x:2.parquet" in capsys.readouterr().out
+    assert main(["infer", "--input", str(prepared), "--output", str(predictions), "--backend", "echo", "--model",
+                 "fixed:A"]) == 0
+    assert main(["extract", "--input", str(predictions), "--output", str(extracted), "--no-judge"]) == 0
+    assert main(["score", "--input", str(extracted), "--output", str(metrics)]) == 0
+    printed = capsys.readouterr()
+    assert "o:thumbs_up:.parquet" in printed.out + printed.err
+    assert "m:100:.json" in printed.err and "m:100:.hits.parquet" in printed.err
+
+
 def test_a_negative_index_is_its_own_circular_group() -> None:
     import polars as pl
 
