@@ -6,6 +6,7 @@ and costs ~50x more, which matters at 4,000+ images. Anything this parser does n
 
 from __future__ import annotations
 
+import re
 import zlib
 from dataclasses import dataclass
 
@@ -15,6 +16,8 @@ PNG_END = b"IEND\xaeB`\x82"
 JPEG_START = b"\xff\xd8"
 JPEG_END = b"\xff\xd9"
 
+_CHUNK_TYPE = re.compile(rb"\w{4}")
+"""A PNG chunk type as PIL's reader accepts it (four ASCII letters, digits or underscores): any other stops it."""
 _SOF_MARKERS = frozenset({0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF})
 _STANDALONE_MARKERS = frozenset({0x01, *range(0xD0, 0xD9)})
 
@@ -72,12 +75,13 @@ def png_chunks_intact(data: bytes) -> bool:
 
     The check PIL's ``verify`` makes (and so the SEED readers and ``infer``), at C speed: a PNG whose bytes were
     damaged in transit carries a wrong checksum, and must be refused where it is prepared, not fail later in infer.
+    A chunk type PIL would not read (``broken PNG file``) makes it False too.
     """
     position = len(PNG_SIGNATURE)
     while position + 12 <= len(data):
         length = int.from_bytes(data[position:position + 4], "big")
         end = position + 8 + length
-        if end + 4 > len(data):
+        if end + 4 > len(data) or not _CHUNK_TYPE.fullmatch(data, position + 4, position + 8):
             return False
         if zlib.crc32(data[position + 4:end]) != int.from_bytes(data[end:end + 4], "big"):
             return False
