@@ -2,14 +2,12 @@
 
 Rows are sorted by prompt length (so a batch holds prompts of similar length and pads little), split by mode, and
 cut into chunks of a few batches. The media of the next chunk is decoded in a background thread while the model
-works on the current one, when the model is the slower of the two; only one chunk of decoded images is held at a
-time besides the one being prepared.
+works on the current one; only one chunk of decoded images is held at a time besides the one being prepared.
 Every list of results the backend yields is committed at once, so a kill loses at most the rows in flight.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -65,33 +63,16 @@ def build_chunk(builder: RequestBuilder, mode: str, rows: pl.DataFrame) -> Chunk
     return chunk
 
 
-PREFETCH_WHEN_MODEL_TAKES = 2.0
-"""The next chunk is decoded in the background only while the model takes at least this many times as long over a
-chunk as decoding one took (a GPU, a server: the model's side waits outside Python's lock). Beside a backend that
-answers at once (``echo``, a cache) both sides are Python and only take turns at the lock: built in the background,
-a million echo rows cost ~30 % more CPU per row and ran slower (bench/bench_infer_scale.py)."""
-
-
 def prefetched_chunks(builder: RequestBuilder, plan: Sequence[tuple[str, pl.DataFrame]]) -> Iterator[Chunk]:
-    """The chunks of ``plan`` in order: each decoded while the model works on the one before when the model is slow
-    (:data:`PREFETCH_WHEN_MODEL_TAKES`), otherwise between the chunks, in this thread."""
+    """The chunks of ``plan`` in order, each decoded while the previous one is with the model."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmbatch-media") as pool:
-        pending: Future[tuple[Chunk, float]] | None = None
-        model_s = 0.0  # the model's time over the chunk before: none yet, so the first two are decoded here
+        pending: Future[Chunk] | None = None
         for position in range(len(plan)):
-            current, build_s = pending.result() if pending is not None else _timed_build(builder, *plan[position])
-            pending = None
-            if position + 1 < len(plan) and model_s >= PREFETCH_WHEN_MODEL_TAKES * build_s:
-                pending = pool.submit(_timed_build, builder, *plan[position + 1])
-            started = time.monotonic()
+            if pending is None:
+                pending = pool.submit(build_chunk, builder, *plan[position])
+            current = pending.result()
+            pending = pool.submit(build_chunk, builder, *plan[position + 1]) if position + 1 < len(plan) else None
             yield current
-            model_s = time.monotonic() - started
-
-
-def _timed_build(builder: RequestBuilder, mode: str, rows: pl.DataFrame) -> tuple[Chunk, float]:
-    started = time.monotonic()
-    chunk = build_chunk(builder, mode, rows)
-    return chunk, time.monotonic() - started
 
 
 def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens: int) -> None:
