@@ -164,3 +164,18 @@ def test_the_bad_payload_is_named_by_its_row_wherever_the_references_fall(every:
                        ImageColumnCheck(source=Path("x.tsv"), max_pixels=LIMIT))
     with pytest.raises(BadInputError, match=f"row index={1000 + bad_at}: column 'image'"):
         check_image_column(frame, ImageColumnCheck(source=Path("x.tsv"), max_pixels=LIMIT))
+
+
+def test_a_png_chunk_type_pil_does_not_read_is_left_to_the_full_check_which_refuses_it() -> None:
+    # PIL stops at a chunk type that is not four letters, digits or underscores ("broken PNG file"), whatever its
+    # checksum: the fast path must not vouch for such a PNG, or prepare would accept what infer then refuses.
+    import zlib
+
+    data = encoded((64, 48), "PNG")
+    at = data.index(b"IDAT")
+    length = int.from_bytes(data[at - 4:at], "big")
+    body = b"ID T" + data[at + 4:at + 4 + length]
+    renamed = data[:at] + body + zlib.crc32(body).to_bytes(4, "big") + data[at + 8 + length:]
+    assert not plain_payload_fits(b64(renamed), LIMIT)
+    with pytest.raises(BadInputError, match="not a readable image"):
+        check_cell_fully(b64(renamed).decode(), 7, ImageColumnCheck(Path("x.tsv"), LIMIT))
