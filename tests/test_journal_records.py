@@ -142,3 +142,19 @@ def test_committed_rows_reads_record_segments_from_outside(tmp_path: Path) -> No
     assert rows is not None and rows.equals(expected())
     untyped = committed_rows(progress.dir)  # types inferred from the values
     assert untyped is not None and untyped["index"].to_list() == [1, 2, 3]
+
+
+def test_a_commit_stopped_before_it_appended_leaves_nothing_to_seal(tmp_path: Path) -> None:
+    # Found by tests/test_messages.py's SIGTERM test on a loaded box: the stop came after the commit had opened its
+    # segment and before it appended, and the stage's closing seal() then failed on no frames ("cannot concat empty
+    # list"), a traceback and exit 1 in place of the SIGTERM message. A value the encoder refuses stops a commit at
+    # the same point, deterministically.
+    progress = journal(tmp_path)
+    with pytest.raises(TypeError, match="a committed value must be"):
+        progress.commit_records([{**RECORDS[0], "prediction": object()}])
+    assert len(list(progress.dir.glob(SEGMENT_GLOB))) == 1  # opened, holding no frame
+    progress.seal()
+    assert not list(progress.dir.glob(SEGMENT_GLOB)) and committed_rows(progress.dir) is None
+    progress.commit_records(RECORDS)  # the journal goes on as before
+    progress.seal()
+    assert committed_rows(progress.dir).equals(expected())
