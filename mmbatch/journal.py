@@ -325,7 +325,7 @@ class RowJournal:
         self._writer, self._segment = None, []
         frames = [frame for piece in pieces
                   for frame in (records_frames(piece, self.schema) if isinstance(piece, list) else [piece])]
-        # None when the segment was opened by a commit that never finished (a SIGTERM, or a value the encoder
+        # No frames when the segment was opened by a commit that never finished (a SIGTERM, or a value the encoder
         # refused, between opening the file and appending to it): there is no part to write, only the file to remove.
         if frames:
             self._write_part(pl.concat(frames, how="diagonal_relaxed"))

@@ -11,6 +11,8 @@ import base64
 import binascii
 import io
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -131,12 +133,8 @@ def _open_within_limit(data: bytes, max_pixels: int) -> Image.Image:
     """
     from PIL import Image
 
-    try:
+    with _broken_file_as_value_error():
         image = Image.open(io.BytesIO(data))
-    except ValueError:
-        raise
-    except Exception as exc:  # PIL raises many types for broken files
-        raise ValueError(f"not a readable image ({image_error_text(exc)})") from exc
     width, height = image.size
     if width * height > max_pixels:
         image.close()
@@ -146,8 +144,15 @@ def _open_within_limit(data: bytes, max_pixels: int) -> Image.Image:
 
 def _verify(image: Image.Image) -> None:
     """PIL's ``verify`` of a just-opened image (checksums, for a PNG), its errors as ``ValueError``."""
-    try:
+    with _broken_file_as_value_error():
         image.verify()
+
+
+@contextmanager
+def _broken_file_as_value_error() -> Iterator[None]:
+    """PIL's many error types for a broken file as one ``ValueError`` naming the problem (its own as they are)."""
+    try:
+        yield
     except ValueError:
         raise
     except Exception as exc:  # PIL raises many types for broken files
