@@ -4,13 +4,15 @@ The test server (``tests/support/openai_server.py``) starts a thread per connect
 is the bottleneck long before the client; this one answers ``/v1/models`` and ``/v1/chat/completions`` straight from
 the event loop. Prints ``PORT <n>`` once listening.
 
-Usage: ``python bench/fast_chat_server.py [--port N]``
+Usage: ``python bench/fast_chat_server.py [--port N] [--latency-ms MS]`` (a completion answered after ``MS``
+milliseconds, as a model server that takes time, without a thread per request)
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 
 MODELS = json.dumps({"object": "list", "data": [{"id": "local-model", "object": "model"}]}).encode()
@@ -27,8 +29,9 @@ def response(body: bytes) -> bytes:
             + b"\r\n\r\n" + body)
 
 
-async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Answer requests on one connection until the client closes it."""
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, latency_s: float = 0.0
+                           ) -> None:
+    """Answer requests on one connection until the client closes it, each completion after ``latency_s``."""
     try:
         while True:
             head = await reader.readuntil(b"\r\n\r\n")
@@ -38,6 +41,8 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
                     length = int(line.split(b":", 1)[1])
             if length:
                 await reader.readexactly(length)
+            if latency_s and not head.startswith(b"GET"):
+                await asyncio.sleep(latency_s)
             writer.write(response(MODELS if head.startswith(b"GET") else COMPLETION))
             await writer.drain()
     except (asyncio.IncompleteReadError, ConnectionResetError):
@@ -46,9 +51,10 @@ async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamW
         writer.close()
 
 
-async def main(port: int) -> None:
+async def main(port: int, latency_s: float) -> None:
     """Listen on 127.0.0.1:``port`` (0: a free port) forever."""
-    server = await asyncio.start_server(serve_connection, "127.0.0.1", port, backlog=1024)
+    server = await asyncio.start_server(functools.partial(serve_connection, latency_s=latency_s), "127.0.0.1", port,
+                                        backlog=1024)
     print(f"PORT {server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await server.serve_forever()
@@ -57,4 +63,6 @@ async def main(port: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
-    asyncio.run(main(parser.parse_args().port))
+    parser.add_argument("--latency-ms", type=float, default=0.0)
+    args = parser.parse_args()
+    asyncio.run(main(args.port, args.latency_ms / 1000))

@@ -59,6 +59,38 @@ def test_images_go_first_as_data_urls_and_results_stream(tmp_path: Path) -> None
     assert bodies["slow"]["model"] == "local-model"
 
 
+def test_a_photo_arrives_pixel_for_pixel_and_is_encoded_outside_the_event_loop(monkeypatch: pytest.MonkeyPatch
+                                                                                 ) -> None:
+    import random
+    import threading
+
+    from PIL import ImageFilter
+
+    import mmbatch.backends.openai_chat as openai_chat
+
+    rng = random.Random(0)  # blurred noise compresses like a photo: the zlib level matters, the pixels must not
+    photo = Image.frombytes("RGB", (64, 48), rng.randbytes(64 * 48 * 3)).filter(ImageFilter.GaussianBlur(2))
+    encoded_in: list[str] = []
+    image_data_url = openai_chat.image_data_url
+
+    def noted(image: Image.Image) -> str:
+        encoded_in.append(threading.current_thread().name)
+        return image_data_url(image)
+
+    monkeypatch.setattr(openai_chat, "image_data_url", noted)
+    with OpenAIServer(ServerScript(reply="ok")) as server:
+        backend = create_backend(_options(server, concurrency=2))
+        results = [r for batch in backend.generate([Request(1, "photo", images=[photo]), Request(2, "text only")],
+                                                   max_new_tokens=3) for r in batch]
+        backend.close()
+        bodies = {r.prompt: r.body for r in server.chat_requests}
+    assert sorted(r.prediction for r in results) == ["ok", "ok"]
+    url = bodies["photo"]["messages"][0]["content"][0]["image_url"]["url"]
+    assert _decode(url).tobytes() == photo.tobytes()
+    # the event loop runs in the caller's thread (mmbatch.event_loop_runner); the text-only row encodes nothing
+    assert len(encoded_in) == 1 and encoded_in[0] != threading.current_thread().name
+
+
 def test_a_row_that_keeps_failing_gets_its_error() -> None:
     with OpenAIServer(ServerScript(faults=[status(503)], reply="ok")) as server:
         backend = create_backend(_options(server, concurrency=1, max_retries=0))
