@@ -62,10 +62,13 @@ def distinct_copy(jpeg: bytes, rng: random.Random) -> bytes:
     """``jpeg`` with 256 bytes of its entropy-coded data replaced, so that every row's payload differs.
 
     Real MMBench rows all have different images; identical payloads would let Parquet's dictionary encoding
-    shrink the file and flatter the figures. 0xFF bytes are avoided so that no JPEG marker is created.
+    shrink the file and flatter the figures. No JPEG marker may be created: the patch holds no 0xFF byte, and does
+    not start right after one (whose stuffed 0x00 it would replace; the picture then no longer decodes).
     """
     start = jpeg.index(b"\xff\xda") + 64  # inside the scan, after the SOS header
     offset = rng.randrange(start, len(jpeg) - 300)
+    while jpeg[offset - 1] == 0xFF:
+        offset += 1
     patch = bytes(min(b, 0xFE) for b in rng.randbytes(256))
     return jpeg[:offset] + patch + jpeg[offset + 256:]
 

@@ -1,13 +1,16 @@
 """Feeding rows to a backend in chunks and committing every result list it yields.
 
 Rows are sorted by prompt length (so a batch holds prompts of similar length and pads little), split by mode, and
-cut into chunks of a few batches. The media of the next chunk is decoded in a background thread while the model
-works on the current one; only one chunk of decoded images is held at a time besides the one being prepared.
+cut into chunks of a few batches. The media of the next chunk is decoded either in a background thread while the
+model works on the current one or after it, whichever the run measures to be the quicker
+(:mod:`~mmbatch.infer.decode_schedule`); only one chunk of decoded images is held at a time besides the one being
+prepared.
 Every list of results the backend yields is committed at once, so a kill loses at most the rows in flight.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -16,6 +19,7 @@ import polars as pl
 
 from mmbatch.backends.base import Backend, ImageGenerator, Request, Result
 from mmbatch.backends.registry import image_generators
+from mmbatch.infer.decode_schedule import DecodeSchedule, DecodeWay
 from mmbatch.infer.requests import RequestBuilder, RowError
 
 MODES = ("generate", "likelihood", "generate-image")
@@ -63,16 +67,28 @@ def build_chunk(builder: RequestBuilder, mode: str, rows: pl.DataFrame) -> Chunk
     return chunk
 
 
-def prefetched_chunks(builder: RequestBuilder, plan: Sequence[tuple[str, pl.DataFrame]]) -> Iterator[Chunk]:
-    """The chunks of ``plan`` in order, each decoded while the previous one is with the model."""
+def prefetched_chunks(builder: RequestBuilder, plan: Sequence[tuple[str, pl.DataFrame]],
+                      schedule: DecodeSchedule | None = None) -> Iterator[Chunk]:
+    """The chunks of ``plan`` in order; each after the first is decoded beside the model's work on the one before or
+    after it, as ``schedule`` chooses from the time each cycle took (a cycle: from handing a chunk out to having the
+    next one ready)."""
+    schedule = schedule or DecodeSchedule()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="mmbatch-media") as pool:
-        pending: Future[Chunk] | None = None
+        current = build_chunk(builder, *plan[0]) if plan else None
         for position in range(len(plan)):
-            if pending is None:
-                pending = pool.submit(build_chunk, builder, *plan[position])
-            current = pending.result()
-            pending = pool.submit(build_chunk, builder, *plan[position + 1]) if position + 1 < len(plan) else None
+            assert current is not None
+            following = plan[position + 1] if position + 1 < len(plan) else None
+            way = schedule.next_way()
+            pending: Future[Chunk] | None = None
+            if following is not None and way is DecodeWay.BESIDE:
+                pending = pool.submit(build_chunk, builder, *following)
+            started = time.monotonic()
             yield current
+            if following is None:
+                return
+            rows = len(current.requests) + len(current.failures) + following[1].height
+            current = pending.result() if pending is not None else build_chunk(builder, *following)
+            schedule.record(way, time.monotonic() - started, rows)
 
 
 def run_chunk(backend: Backend, chunk: Chunk, commit: Commit, *, max_new_tokens: int) -> None:
