@@ -1,4 +1,5 @@
-"""How the table stages (``prepare``, ``extract``, ``score``) ask polars' allocator to hand freed memory back.
+"""How the table stages (``prepare``, ``extract``, ``score``) ask polars' allocator to hand freed memory back, and how
+``prepare``'s image checks ask glibc's to keep it (:func:`keep_freed_heap`).
 
 polars allocates through its own jemalloc, which keeps the pages a program frees for a while before returning them
 (polars sets 0.5 s, then 1 s more), and returns them only while the program allocates. Each of these stages frees a
@@ -24,6 +25,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from functools import cache
 
 SETTING = "_RJEM_MALLOC_CONF"
 """The environment variable polars' jemalloc reads its options from."""
@@ -44,3 +46,32 @@ def tune_for(argv: Sequence[str]) -> None:
     found = os.environ.get(SETTING, "")
     if found in ("", POLARS_DEFAULTS):
         os.environ[SETTING] = TABLE_STAGE_OPTIONS
+
+
+HEAP_KEPT_BYTES = 64 << 20
+"""Freed memory glibc's malloc keeps at the top of its heap (its default: 128 KB)."""
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+"""``mallopt``'s parameter numbers (glibc's malloc.h)."""
+
+
+@cache
+def keep_freed_heap() -> bool:
+    """Have glibc's malloc keep up to :data:`HEAP_KEPT_BYTES` of freed memory for the next allocations instead of
+    handing it back at once; True where it took the settings (glibc), False elsewhere (musl has no ``mallopt``).
+
+    Python's objects over 512 bytes come from glibc's malloc, not from polars' jemalloc. ``prepare``'s image checks
+    take the payloads as Python strings, 64 at a time, and with glibc's defaults each batch's ~6 MB went back to the
+    system when it was freed (more than 128 KB free at the top of the heap) and was faulted in again by the next:
+    110,000 page faults for a 425 MB column, 0.27 s of system time against 0.1 s of work (``bench/bench_prepare.py``,
+    docs/benchmarks.md). Objects under 32 MB (glibc's limit for this setting) come from the heap, not from a mapping
+    of their own that is unmapped when freed. The settings are the process's, so this runs once, where a stage allocates
+    that way; what it keeps is at most 64 MB, against the hundreds of MB such a stage holds.
+    """
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    return bool(mallopt(M_TRIM_THRESHOLD, HEAP_KEPT_BYTES) and mallopt(M_MMAP_THRESHOLD, HEAP_KEPT_BYTES // 2))

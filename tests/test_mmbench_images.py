@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import random
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +14,7 @@ from PIL import Image
 
 from mmbatch.errors import BadInputError
 from mmbatch.formats.image_header import read_header
-from mmbatch.formats.images import ImageColumnCheck, check_cell_fully, payloads_that_fit
+from mmbatch.formats.images import ImageColumnCheck, check_cell_fully, payloads_that_fit, strict_base64
 
 LIMIT = 10_000_000
 
@@ -61,18 +62,47 @@ def test_fast_path_refuses_what_it_cannot_vouch_for() -> None:
     assert not plain_payload_fits(b64(encoded((64, 48), "JPEG"))[:-8], LIMIT)  # truncated JPEG
     assert not plain_payload_fits(b64(encoded((64, 48), "GIF")), LIMIT)  # other formats: full check
     assert not plain_payload_fits(good, 64 * 48 - 1)  # over the pixel limit
-    # what Python's decoder would take, but the fast path leaves to the full check: line breaks, spaces, the URL-safe
-    # alphabet, missing padding, stray bits after the last byte
+    # what the full check takes (its decoder strips whitespace; data: URLs), but the fast path leaves to it: line
+    # breaks, spaces, the URL-safe alphabet, missing padding, padding past a full quantum (Python's decoder takes it)
     assert not plain_payload_fits(good[:76] + b"\n" + good[76:-4], LIMIT)
     assert not plain_payload_fits(good[:76] + b" " + good[76:-1], LIMIT)
     padded = payload_padded_with(2)
     assert not plain_payload_fits(padded.replace(b"+", b"-").replace(b"/", b"_"), LIMIT)
     assert not plain_payload_fits(padded.rstrip(b"="), LIMIT)
+    quantum = payload_padded_with(0)
+    assert base64.b64decode(quantum + b"=", validate=True) == base64.b64decode(quantum)
+    assert plain_payload_fits(quantum, LIMIT) and not plain_payload_fits(quantum + b"=", LIMIT)
+
+
+def test_stray_bits_after_the_last_byte_decode_as_infer_decodes_them() -> None:
+    padded = payload_padded_with(2)
     alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     last = alphabet.index(padded[-3])  # its low 4 bits are padding: zero, unless set by someone else's encoder
     stray = padded[:-3] + alphabet[last | 1:(last | 1) + 1] + b"=="
-    assert base64.b64decode(stray) == base64.b64decode(padded)  # Python takes the stray bits...
-    assert plain_payload_fits(padded, LIMIT) and not plain_payload_fits(stray, LIMIT)  # ...the fast path does not
+    assert stray != padded
+    assert strict_base64(stray.decode()) == base64.b64decode(stray, validate=True) == base64.b64decode(padded)
+    assert plain_payload_fits(stray, LIMIT)
+
+
+def test_the_fast_decoder_gives_infer_s_bytes_or_leaves_the_cell_to_the_full_check() -> None:
+    """Where pybase64 decodes a cell, Python's ``b64decode(validate=True)`` (infer's decoder) gives the same bytes;
+    it never takes a cell Python refuses. Cells of every length 0-40 and valid payloads with one character changed."""
+    rng = random.Random(21)
+    characters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=" + "-_ \n\t.\x00é"
+    cells = ["".join(rng.choice(characters[:65] if rng.random() < 0.7 else characters)
+                     for _ in range(length)) for length in range(41) for _ in range(300)]
+    for _ in range(6_000):
+        cell = base64.b64encode(rng.randbytes(rng.randrange(1, 60))).decode()
+        at = rng.randrange(len(cell))
+        cells.append(cell[:at] + rng.choice(characters) + cell[at + 1:])
+    taken = 0
+    for cell in cells:
+        fast = strict_base64(cell)
+        if fast is None:
+            continue
+        taken += 1
+        assert fast == base64.b64decode(cell, validate=True), cell
+    assert 2_000 < taken < len(cells) - 2_000  # both ways were tried
 
 
 def payload_padded_with(padding: int) -> bytes:
