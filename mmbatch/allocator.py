@@ -50,6 +50,8 @@ def tune_for(argv: Sequence[str]) -> None:
 
 HEAP_KEPT_BYTES = 64 << 20
 """Freed memory glibc's malloc keeps at the top of its heap (its default: 128 KB)."""
+HEAP_OBJECT_BYTES = 32 << 20
+"""Objects under this size come from the heap, not from a mapping of their own (glibc's largest such setting)."""
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 """``mallopt``'s parameter numbers (glibc's malloc.h)."""
 
@@ -63,8 +65,8 @@ def keep_freed_heap() -> bool:
     take the payloads as Python strings, 64 at a time, and with glibc's defaults each batch's ~6 MB went back to the
     system when it was freed (more than 128 KB free at the top of the heap) and was faulted in again by the next:
     110,000 page faults for a 425 MB column, 0.27 s of system time against 0.1 s of work (``bench/bench_prepare.py``,
-    docs/benchmarks.md). Objects under 32 MB (glibc's limit for this setting) come from the heap, not from a mapping
-    of their own that is unmapped when freed. The settings are the process's, so this runs once, where a stage allocates
+    docs/benchmarks.md). Objects under :data:`HEAP_OBJECT_BYTES` come from the heap, not from a mapping of their own
+    that is unmapped when freed. The settings are the process's, so this runs once, where a stage allocates
     that way; what it keeps is at most 64 MB, against the hundreds of MB such a stage holds.
     """
     import ctypes
@@ -74,4 +76,4 @@ def keep_freed_heap() -> bool:
     except (OSError, AttributeError):
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
-    return bool(mallopt(M_TRIM_THRESHOLD, HEAP_KEPT_BYTES) and mallopt(M_MMAP_THRESHOLD, HEAP_KEPT_BYTES // 2))
+    return bool(mallopt(M_TRIM_THRESHOLD, HEAP_KEPT_BYTES) and mallopt(M_MMAP_THRESHOLD, HEAP_OBJECT_BYTES))

@@ -2,13 +2,12 @@
 
 A 4,000-row MMBench file holds ~400 MB of base64, so decoding every picture's pixels would cost more than reading the
 file. The fast path decodes each payload's base64 strictly (no pixels) with pybase64's vector decoder, and reads only
-the first few KB of the bytes, enough to find the format and the size (the pixel limit is checked on the size), and
-the last bytes,
-which must be the format's end marker (JPEG ``FFD9``, PNG ``IEND``), so that truncated cells are caught; a PNG's
-chunk checksums are checked too, as PIL's ``verify`` checks them in the SEED readers and in infer. Anything the fast
-path cannot vouch for (other formats, ``data:`` prefixes, line-wrapped base64, list-strings of several images) gets
-the full check: decode, verify, load. Every error is found by the full check, so the fast path never refuses a
-good image. References must point at a row holding a payload.
+the first few KB of the bytes, enough to find the format and the size (the pixel limit is checked on the size), and the
+last bytes, which must be the format's end marker (JPEG ``FFD9``, PNG ``IEND``), so that truncated cells are caught; a
+PNG's chunk checksums are checked too, as PIL's ``verify`` checks them in the SEED readers and in infer. Anything the
+fast path cannot vouch for (other formats, ``data:`` prefixes, line-wrapped base64, list-strings of several images) gets
+the full check: decode, verify, load. Every error is found by the full check, so the fast path never refuses a good
+image. References must point at a row holding a payload.
 """
 
 from __future__ import annotations
